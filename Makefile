@@ -1,0 +1,33 @@
+# Two commands set everything up: `make book` and `make test` (see README.md).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+# One thread and a fixed hash seed: the same outputs on every machine.
+export OMP_NUM_THREADS := 1
+export PYTHONHASHSEED := 0
+
+.PHONY: book test lint execute serve clean
+
+$(BIN)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+book: $(BIN)/.installed
+	$(BIN)/jupyter-book build --warningiserror --nitpick --keep-going .
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check src tests .ci
+
+test: lint book
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env tests book
+
+execute: $(BIN)/.installed
+	$(BIN)/python .ci/execute_notebooks.py book
+
+serve: book
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000
+
+clean:
+	rm -rf _build

@@ -1,0 +1,59 @@
+"""Argument checks shared by the public functions.
+
+Every check raises ``TypeError`` for a value of the wrong kind and ``ValueError``
+for a value of the right kind that breaks a rule, and names the argument.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+def check_int(name: str, value, *, minimum: int = 0) -> int:
+    """Return ``value`` as an ``int`` if it is an integer ``>= minimum``."""
+    # bool is a subclass of int, but True is never a meaningful size.
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_d_model(d_model) -> int:
+    """Return ``d_model`` if it is a positive even integer."""
+    d_model = check_int("d_model", d_model, minimum=1)
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (sin/cos come in pairs), got {d_model}")
+    return d_model
+
+
+def check_real(name: str, value) -> float:
+    """Return ``value`` as a finite ``float``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def check_base(base) -> float:
+    """Return ``base`` if it is a finite number greater than zero."""
+    base = check_real("base", base)
+    if base <= 0:
+        raise ValueError(f"base must be > 0, got {base}")
+    return base
+
+
+def check_float_dtype(dtype) -> np.dtype:
+    """Return ``dtype`` as a NumPy dtype if it is a floating-point type."""
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"dtype must be a NumPy floating type, got {dtype!r}") from error
+    if not np.issubdtype(resolved, np.floating):
+        raise TypeError(f"dtype must be a NumPy floating type such as float32, got {resolved}")
+    return resolved
