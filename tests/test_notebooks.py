@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from IPython.core.inputtransformer2 import TransformerManager
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 NOTEBOOKS = sorted(p for p in BOOK.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
@@ -36,12 +37,18 @@ def text_of(output) -> str:
 
 
 def shows_something(source: str) -> bool:
-    """Whether running ``source`` must leave an output: a print, or a bare final expression."""
-    tree = ast.parse(source)
+    """Whether running ``source`` must leave an output: a print, or a final expression that is not a call."""
+    # Cells may hold IPython syntax such as `%pip`; turn it into plain Python first.
+    tree = ast.parse(TransformerManager().transform_cell(source))
     if not tree.body:
         return False
     last = tree.body[-1]
-    bare_expression = isinstance(last, ast.Expr) and not source.rstrip().endswith(";")
+    # A final call may return None and show nothing; any other final expression shows its value.
+    bare_expression = (
+        isinstance(last, ast.Expr)
+        and not isinstance(last.value, ast.Call)
+        and not source.rstrip().endswith(";")
+    )
     prints = any(
         isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print" for node in ast.walk(tree)
     )
@@ -125,6 +132,12 @@ def test_hygiene_catches(spoil, message):
     assert problems(notebook) == []
     spoil(notebook)
     assert any(message in problem for problem in problems(notebook)), problems(notebook)
+
+
+def test_ipython_syntax_is_understood():
+    assert not shows_something('import sys\nif "google.colab" in sys.modules:\n    %pip install x\n')
+    assert shows_something("x = 1\nx\n")
+    assert not shows_something("x = 1\nx;\n")
 
 
 def test_tagged_error_and_silenced_cell_are_allowed():

@@ -52,7 +52,7 @@ def test_unknown_language(draw):
 def test_bad_figure_arguments():
     with pytest.raises(ValueError, match="pair must be < d_model // 2 = 4"):
         plot.circle(pair=4, d_model=8)
-    with pytest.raises(ValueError, match="dims must be < d_model=16"):
+    with pytest.raises(ValueError, match="dims must be a non-empty list of columns < d_model=16"):
         plot.waves(d_model=16, dims=(3, 16))
     with pytest.raises(ValueError, match="d_model must be even"):
         plot.heatmap(d_model=9)

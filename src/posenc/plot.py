@@ -102,17 +102,20 @@ def heatmap(num_positions: int = 64, d_model: int = 128, *, lang: str = "en"):
 
 
 def waves(num_positions: int = 100, d_model: int = 128, dims=(0, 1, 6, 7, 20), *, lang: str = "en"):
-    """Chosen columns of the table drawn as curves over position."""
+    """Chosen columns of the table, one panel each, as curves over position."""
     text = _labels(lang)
     table = sinusoidal_encoding(num_positions, d_model)
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    for j in dims:
-        j = check_int("dims", j)
-        if j >= d_model:
-            raise ValueError(f"dims must be < d_model={d_model}, got {j}")
-        ax.plot(table[:, j], label=text["dim"].format(j=j))
-    ax.set(title=text["waves"], xlabel=text["position"], ylabel=text["value"])
-    ax.legend(loc="lower left", ncol=len(dims), fontsize="small")
+    dims = [check_int("dims", j) for j in dims]
+    if not dims or max(dims) >= d_model:
+        raise ValueError(f"dims must be a non-empty list of columns < d_model={d_model}, got {dims}")
+    # One panel per column: overlaid, the fast waves hide the slow ones.
+    fig, axes = plt.subplots(len(dims), 1, figsize=(8, 1.1 * len(dims) + 1), sharex=True, squeeze=False)
+    for ax, j in zip(axes[:, 0], dims, strict=True):
+        ax.plot(table[:, j], marker=".", markersize=3, linewidth=1, color=f"C{j % 10}")
+        ax.set(ylim=(-1.2, 1.2), yticks=[-1, 0, 1])
+        ax.text(1.01, 0.5, text["dim"].format(j=j), transform=ax.transAxes, va="center", fontsize="small")
+    axes[0, 0].set_title(text["waves"])
+    axes[-1, 0].set_xlabel(text["position"])
     return _finish(fig)
 
 
