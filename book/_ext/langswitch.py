@@ -1,16 +1,120 @@
 """Sphinx extension: one book, three editions.
 
-Pages under ``book/<lang>/`` get ``<html lang="<lang>">`` and links to the same
-page in the other editions, rendered by the ``lang-switch.html`` template in
-the article header. Every other page (the landing page, search) keeps the
-project language.
+Pages under ``book/<lang>/`` get ``<html lang="<lang>">``, the theme's own
+words (navigation, "Exercise", "Proof", "Click to show", ...) in their
+language, and links to the same page in the other editions, rendered by the
+``lang-switch.html`` template in the article header. Every other page (the
+landing page, search) keeps the project language.
+
+Sphinx translates with one global catalog per build; this extension swaps the
+catalogs before each edition page is read, resolved and rendered, so it needs
+a serial build (Jupyter Book's default).
 """
 
 from __future__ import annotations
 
+import gettext
+from importlib import resources
+
+import sphinx.locale
+from bs4 import BeautifulSoup
+from sphinx.builders.html._assets import _JavaScript
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
 EDITIONS = {"en": "English", "id": "Bahasa Indonesia", "ko": "한국어"}
 # The switch's accessible name, in the language of the page it is on.
 SWITCH_LABEL = {"en": "Read this page in", "id": "Baca halaman ini dalam", "ko": "이 페이지를 다른 언어로 읽기"}
+# Where each extension used by the book keeps its message catalogs.
+CATALOG_DIRS = {
+    "sphinx": [("sphinx", "locale"), ("pydata_sphinx_theme", "locale")],
+    "booktheme": [("sphinx_book_theme", "theme/sphinx_book_theme/static/locales")],
+    "exercise": [("sphinx_exercise", "translations/locales")],
+    "proof": [("sphinx_proof", "translations/locales")],
+    "togglebutton": [("sphinx_togglebutton", "translations/locales")],
+}
+TOGGLE_HINTS = {"toggleHintShow": "Click to show", "toggleHintHide": "Click to hide"}
+# Figure and exercise captions ("Fig. 2.1"): numfig format -> (catalog, message).
+NUMFIG_MESSAGES = {
+    "figure": ("sphinx", "Fig. %s"),
+    "table": ("sphinx", "Table %s"),
+    "code-block": ("sphinx", "Listing %s"),
+    "section": ("sphinx", "Section %s"),
+    "exercise": ("exercise", "Exercise"),
+}
+# Theme words that no installed catalog translates into Indonesian or Korean.
+MISSING_MESSAGES = {
+    "id": {
+        "Skip to main content": "Langsung ke konten utama",
+        "Back to top": "Kembali ke atas",
+        "Click to expand": "Klik untuk membuka",
+        "Click to collapse": "Klik untuk menutup",
+        "Breadcrumb": "Jejak navigasi",
+        "Home": "Beranda",
+        "On this page": "Di halaman ini",
+        "previous page": "halaman sebelumnya",
+        "next page": "halaman berikutnya",
+        "Collapse Sidebar": "Ciutkan bilah samping",
+        "Expand Sidebar": "Bentangkan bilah samping",
+        "Section Navigation": "Navigasi bagian",
+        "Color mode": "Mode warna",
+        "Light": "Terang",
+        "Dark": "Gelap",
+        "System Settings": "Pengaturan sistem",
+        "Site navigation": "Navigasi situs",
+        "© Copyright %(copyright)s.": "© Hak cipta %(copyright)s.",
+        "Copyright %(copyright)s": "Hak cipta %(copyright)s",
+    },
+    "ko": {
+        "Skip to main content": "본문으로 건너뛰기",
+        "Back to top": "맨 위로",
+        "Click to expand": "클릭하여 펼치기",
+        "Click to collapse": "클릭하여 접기",
+        "Breadcrumb": "이동 경로",
+        "Home": "홈",
+        "On this page": "이 페이지의 내용",
+        "previous page": "이전 페이지",
+        "next page": "다음 페이지",
+        "Collapse Sidebar": "사이드바 접기",
+        "Expand Sidebar": "사이드바 펼치기",
+        "Section Navigation": "섹션 탐색",
+        "Color mode": "색상 모드",
+        "Light": "밝게",
+        "Dark": "어둡게",
+        "System Settings": "시스템 설정",
+        "Site navigation": "사이트 탐색",
+        "© Copyright %(copyright)s.": "© 저작권 %(copyright)s.",
+        "Copyright %(copyright)s": "저작권 %(copyright)s",
+    },
+}
+# Per-page values of the theme's own settings and of the author line.
+PAGE_WORDS = {
+    "en": {
+        "docstitle": "Positional Encoding, Tested",
+        "theme_search_bar_text": "Search this book...",
+        "author": "The posenc book contributors",
+    },
+    "id": {
+        "docstitle": "Positional Encoding, Teruji",
+        "theme_search_bar_text": "Cari di buku ini...",
+        "author": "Para kontributor buku posenc",
+    },
+    "ko": {
+        "docstitle": "검증하며 배우는 positional encoding",
+        "theme_search_bar_text": "이 책에서 검색...",
+        "author": "posenc 책 기여자들",
+    },
+}
+
+
+class _Messages(gettext.NullTranslations):
+    """The last fallback: a plain dictionary of messages."""
+
+    def __init__(self, messages):
+        super().__init__()
+        self._messages = messages
+
+    def gettext(self, message):
+        return self._messages.get(message, message)
 
 
 def split_edition(pagename: str) -> tuple[str | None, str]:
@@ -21,11 +125,85 @@ def split_edition(pagename: str) -> tuple[str | None, str]:
     return None, pagename
 
 
+def load_catalog(catalog: str, lang: str) -> gettext.NullTranslations:
+    """The messages of ``catalog`` in ``lang``, from every package that ships them."""
+    found = _Messages(MISSING_MESSAGES.get(lang, {}) if catalog == "sphinx" else {})
+    for package, folder in reversed(CATALOG_DIRS[catalog]):
+        localedir = resources.files(package).joinpath(folder)
+        try:
+            translation = gettext.translation(catalog, str(localedir), languages=[lang])
+        except OSError:  # this package has no catalog for this language
+            continue
+        translation.add_fallback(found)
+        found = translation
+    return found
+
+
+def prepare_catalogs(app):
+    """Keep the build's own catalogs for its language and load the others."""
+    app.langswitch_numfig = {}
+    app.langswitch_catalogs = catalogs = {}
+    for lang in EDITIONS:
+        if lang == app.config.language:
+            catalogs[lang] = {c: sphinx.locale.translators.get(("general", c)) for c in CATALOG_DIRS}
+        else:
+            catalogs[lang] = {c: load_catalog(c, lang) for c in CATALOG_DIRS}
+        numfig = dict(app.config.numfig_format)
+        for figtype, (catalog, message) in NUMFIG_MESSAGES.items():
+            if figtype in numfig and lang != app.config.language:
+                translated = catalogs[lang][catalog].gettext(message)
+                numfig[figtype] = translated if "%s" in translated else f"{translated} %s"
+        app.langswitch_numfig[lang] = numfig
+
+
+def use_language(app, docname: str) -> str:
+    """Switch every message catalog to the language of ``docname``; return it."""
+    lang = split_edition(docname)[0] or app.config.language
+    for catalog, translator in app.langswitch_catalogs[lang].items():
+        if translator is not None:
+            sphinx.locale.translators[("general", catalog)] = translator
+    templates = getattr(app.builder, "templates", None)
+    if templates is not None and hasattr(templates.environment, "install_gettext_translations"):
+        templates.environment.install_gettext_translations(sphinx.locale.translators[("general", "sphinx")])
+    return lang
+
+
+class UseLanguageOfDocument(SphinxPostTransform):
+    """Runs first among the post-transforms, which write titles like "Exercise 1"."""
+
+    default_priority = 1
+
+    def run(self, **kwargs):
+        lang = use_language(self.app, self.env.docname)
+        # Read by the HTML writer when it numbers figures and exercises.
+        self.config.numfig_format = self.app.langswitch_numfig[lang]
+
+
+def translate_toggle_hints(script_files, lang_catalogs):
+    """Copies of the page's scripts, with the toggle button's hints in the page language."""
+    hint = lang_catalogs["togglebutton"]
+    translated = []
+    for script in script_files:
+        body = script.attributes.get("body", "")
+        for variable, message in TOGGLE_HINTS.items():
+            if body.startswith(f"let {variable} = "):
+                text = hint.gettext(message).replace("'", "\\'")
+                script = _JavaScript(None, priority=script.priority, body=f"let {variable} = '{text}';")
+        translated.append(script)
+    return translated
+
+
 def add_language_context(app, pagename, templatename, context, doctree):
-    lang, rest = split_edition(pagename)
-    if lang is None:
+    lang = use_language(app, pagename)
+    if split_edition(pagename)[0] is None:
         return
+    rest = split_edition(pagename)[1]
     context["language"] = lang
+    context.update(PAGE_WORDS[lang])
+    title = PAGE_WORDS[lang]["docstitle"]
+    context["titlesuffix"] = f" — {title}"
+    context["theme_logo"] = {**(context.get("theme_logo") or {}), "text": title}
+    context["script_files"] = translate_toggle_hints(context["script_files"], app.langswitch_catalogs[lang])
     context["language_switch_label"] = SWITCH_LABEL[lang]
     context["language_links"] = [
         {"lang": other, "label": label, "url": context["pathto"](f"book/{other}/{rest}")}
@@ -34,6 +212,38 @@ def add_language_context(app, pagename, templatename, context, doctree):
     ]
 
 
+def show_only_own_edition(app, pagename, templatename, context, doctree):
+    """In an edition's sidebar, list only that edition's part of the book."""
+    lang = split_edition(pagename)[0]
+    generate = context.get("generate_toctree_html")
+    if lang is None or generate is None:
+        return
+
+    def generate_for_edition(kind, *args, **kwargs):
+        html = generate(kind, *args, **kwargs)
+        if kind != "sidebar":
+            return html
+        # The theme hands back parsed HTML; parse it only if it is a string.
+        soup = BeautifulSoup(html, "html.parser") if isinstance(html, str) else html
+        for caption in soup.select("p.caption"):
+            if caption.get_text(strip=True) != EDITIONS[lang]:
+                part = caption.find_next_sibling("ul")
+                caption.decompose()
+                if part is not None:
+                    part.decompose()
+        return str(soup) if isinstance(html, str) else soup
+
+    context["generate_toctree_html"] = generate_for_edition
+    # The theme sets the home link's text after add_language_context has run.
+    context["root_title"] = PAGE_WORDS[lang]["docstitle"]
+
+
 def setup(app):
-    app.connect("html-page-context", add_language_context)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    app.connect("builder-inited", prepare_catalogs)
+    app.connect("source-read", lambda app, docname, source: use_language(app, docname))
+    app.add_post_transform(UseLanguageOfDocument)
+    # Before the themes' handlers, which translate their button labels.
+    app.connect("html-page-context", add_language_context, priority=100)
+    # After the theme's handler, which defines generate_toctree_html.
+    app.connect("html-page-context", show_only_own_edition, priority=900)
+    return {"parallel_read_safe": False, "parallel_write_safe": False}
