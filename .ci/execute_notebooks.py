@@ -15,6 +15,23 @@ from nbclient import NotebookClient
 KERNEL_NAME = "python3"
 
 
+def merge_streams(outputs: list) -> list:
+    """Join consecutive stdout (or stderr) chunks: how a print is split depends on timing."""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.output_type == "stream"
+            and previous is not None
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
+
+
 def execute(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
@@ -25,6 +42,9 @@ def execute(path: Path) -> None:
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
     notebook.metadata.pop("widgets", None)
     notebook.metadata.get("language_info", {}).pop("version", None)
     nbformat.write(notebook, path)

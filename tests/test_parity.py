@@ -75,7 +75,10 @@ def shared_outputs(cell) -> list:
     shown = []
     for output in cell.get("outputs", []):
         if output.output_type == "stream":
-            shown.append(("stream", output.name, output.text))
+            if shown and shown[-1][:2] == ("stream", output.name):
+                shown[-1] = ("stream", output.name, shown[-1][2] + output.text)  # one print, two chunks
+            else:
+                shown.append(("stream", output.name, output.text))
         elif "data" in output:
             shown.append((output.output_type, output.data.get("text/plain"), sorted(output.data)))
     return shown

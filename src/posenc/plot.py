@@ -41,7 +41,7 @@ _LABELS = {
         "offset": "offset k",
         "dot": "dot product",
         "p": "p = {p}",
-        "circle": "Pair i = {i}: one step of pos turns the point by ω_i",
+        "circle": "Pair i = {i}: one step of pos turns the point by ω_{i}",
     },
     "id": {
         "heatmap": "Positional encoding sinusoidal",
@@ -57,7 +57,7 @@ _LABELS = {
         "offset": "selisih k",
         "dot": "hasil kali titik",
         "p": "p = {p}",
-        "circle": "Pasangan i = {i}: tiap langkah pos memutar titik sebesar ω_i",
+        "circle": "Pasangan i = {i}: tiap langkah pos memutar titik sebesar ω_{i}",
     },
     "ko": {
         "heatmap": "사인파 positional encoding",
@@ -73,7 +73,7 @@ _LABELS = {
         "offset": "간격 k",
         "dot": "내적",
         "p": "p = {p}",
-        "circle": "{i}번째 쌍: pos가 1 늘 때마다 점이 ω_i만큼 회전한다",
+        "circle": "{i}번째 쌍: pos가 1 늘 때마다 점이 ω_{i}만큼 회전한다",
     },
 }
 
