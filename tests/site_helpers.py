@@ -1,0 +1,663 @@
+"""Helpers for tests/test_site.py: serve the built site, drive Chromium, judge what it shows.
+
+Every ``*_problems`` function takes plain data (a :class:`PageReport`, a folder) and returns a list of
+problems, one message each, empty when all is well. The tests of the real site and the tests of
+deliberately broken copies of it (which prove that each check can fail) call the same functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote, unquote, urlsplit
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TOC = ROOT / "_toc.yml"
+# `make book` builds into _build/html; POSENC_SITE points the tests at another build.
+SITE = Path(os.environ.get("POSENC_SITE", ROOT / "_build" / "html"))
+SCREENSHOTS = SITE.parent / "screenshots"
+
+CHROMIUM = Path("/usr/bin/chromium")
+HOST = "127.0.0.1"
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    # Belt and braces behind the request routing: no name but 127.0.0.1 resolves at all.
+    f"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {HOST}",
+]
+
+EDITION = re.compile(r"^book/(?P<lang>[a-z]{2,3})/(?P<rest>.+)$")
+LANDING_LANGUAGE = "en"
+# A Hangul-only probe (no space, no Latin): every glyph of it must come from a font with Hangul.
+HANGUL_PROBE = "회전행렬"
+
+# Console errors that cannot be avoided, each with the reason. Matched with re.search.
+# None today: the favicon 404, the theme's "invalid theme mode" and sphinx-thebe's doubled
+# `const THEBE_JS_URL` were fixed at the source (_config.yml, book/_ext/script_dedupe.py).
+ALLOWED_CONSOLE_ERRORS: dict[str, str] = {}
+
+# ------------------------------------------------------------------------------------------------
+# The book's pages
+
+
+def toc_docnames(toc: Path = TOC) -> list[str]:
+    """Every page of the table of contents, root first, in reading order."""
+    data = yaml.safe_load(toc.read_text(encoding="utf-8"))
+    names = [_docname(data["root"])]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "glob" in entry:
+                raise ValueError(f"{toc}: glob entries are not supported by tests/site_helpers.py")
+            if "file" in entry:
+                names.append(_docname(entry["file"]))
+            walk(entry.get("sections"))
+
+    for part in data.get("parts") or []:
+        walk(part.get("chapters"))
+    walk(data.get("chapters"))
+    walk(data.get("sections"))
+    return names
+
+
+def _docname(file: str) -> str:
+    return re.sub(r"\.(md|ipynb)$", "", file.strip("/"))
+
+
+def page_language(docname: str) -> str:
+    """The language a page is written in, from its path: book/<lang>/... or the landing page."""
+    match = EDITION.match(docname)
+    return match["lang"] if match else LANDING_LANGUAGE
+
+
+def editions(docnames: list[str]) -> list[str]:
+    """The languages that have at least one page, in order of first appearance."""
+    return list(dict.fromkeys(m["lang"] for name in docnames if (m := EDITION.match(name))))
+
+
+def showcase_pages(docnames: list[str]) -> list[str]:
+    """The landing page and one chapter per edition (its first numbered chapter, else its first page)."""
+    pages = [docnames[0]]
+    for lang in editions(docnames):
+        own = [name for name in docnames if page_language(name) == lang and EDITION.match(name)]
+        numbered = [name for name in own if re.match(r"\d", PurePosixPath(name).name)]
+        pages.append((numbered or own)[0])
+    return pages
+
+
+def screenshot_name(docname: str) -> str:
+    match = EDITION.match(docname)
+    return f"{match['lang']}-{match['rest'].replace('/', '-')}.png" if match else "landing.png"
+
+
+def docname_of_url(url: str, base_url: str) -> str | None:
+    """The docname an URL on the local server points to, or None for another origin."""
+    if not url.startswith(base_url):
+        return None
+    path = unquote(urlsplit(url).path)[len(urlsplit(base_url).path) :]
+    if path == "" or path.endswith("/"):
+        path += "index.html"
+    return re.sub(r"\.html$", "", path)
+
+
+# ------------------------------------------------------------------------------------------------
+# Serving the site on 127.0.0.1
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+    def end_headers(self):
+        # One server per test module and port: let the browser reuse _static/ without revalidating.
+        self.send_header("Cache-Control", "max-age=3600")
+        super().end_headers()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # The browser closing a connection early (a cancelled favicon, a navigation) is not an error.
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` on a free port of 127.0.0.1; yield the base URL, ending in '/'."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = _QuietServer((HOST, 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://{HOST}:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+# ------------------------------------------------------------------------------------------------
+# Visiting a page in Chromium
+
+
+@dataclass
+class PageReport:
+    """What a reader's browser met on one page."""
+
+    docname: str
+    url: str
+    base_url: str
+    lang: str | None = None
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    http_errors: list[str] = field(default_factory=list)
+    blocked_requests: list[str] = field(default_factory=list)
+    visit_errors: list[str] = field(default_factory=list)
+    mathjax_scripts: list[str] = field(default_factory=list)
+    mathjax_version: str | None = None
+    math_total: int = 0
+    math_unrendered: list[str] = field(default_factory=list)
+    math_errors: list[str] = field(default_factory=list)
+    images: list[dict] = field(default_factory=list)
+    switch_links: list[dict] = field(default_factory=list)
+    hangul: dict | None = None
+    axe_violations: list[dict] | None = None
+    screenshot: Path | None = None
+
+
+COLLECT_JS = """
+async () => {
+  const images = [...document.images];
+  for (const img of images) if (img.loading === 'lazy') img.loading = 'eager';
+  await Promise.all(images.map(img => img.complete ? null : new Promise(done => {
+    img.addEventListener('load', done); img.addEventListener('error', done); setTimeout(done, 10000);
+  })));
+  const math = [...document.querySelectorAll('.math')];
+  return {
+    lang: document.documentElement.getAttribute('lang'),
+    mathjaxScripts: [...document.scripts].filter(s => /mathjax/i.test(s.src)).map(s => s.src),
+    mathjaxVersion: (window.MathJax && window.MathJax.version) || null,
+    mathTotal: math.length,
+    mathUnrendered: math.filter(m => !m.querySelector('mjx-container'))
+                        .map(m => m.textContent.trim().slice(0, 60)),
+    mathErrors: [...document.querySelectorAll('mjx-merror')]
+                    .map(e => e.getAttribute('data-mjx-error') || e.textContent.slice(0, 60)),
+    images: images.map(img => ({
+      src: img.currentSrc || img.getAttribute('src') || '', alt: img.getAttribute('alt'),
+      width: img.naturalWidth, height: img.naturalHeight})),
+    switchLinks: [...document.querySelectorAll('a.lang-switch')].map(a => ({
+      hreflang: a.getAttribute('hreflang'), href: a.href, text: a.textContent.trim()})),
+  };
+}
+"""
+
+# Put a Hangul-only span inside the first element that shows Hangul (in the article if it has any),
+# so that it inherits the fonts a reader's Korean text gets there. Returns that element's tag or null.
+HANGUL_PROBE_JS = """
+(probeText) => {
+  const hangul = /[\\uac00-\\ud7a3]/;
+  for (const scope of [document.querySelector('main'), document.body]) {
+    if (!scope) continue;
+    const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!hangul.test(node.data) || !parent || parent.closest('script, style, noscript')) continue;
+      if (!parent.getClientRects().length) continue;  // not displayed
+      const probe = document.createElement('span');
+      probe.setAttribute('data-hangul-probe', '');
+      probe.textContent = probeText;
+      parent.appendChild(probe);
+      return parent.tagName.toLowerCase() + (parent.className ? '.' + parent.className : '');
+    }
+  }
+  return null;
+}
+"""
+
+
+def new_context(browser):
+    return browser.new_context(
+        viewport={"width": 1280, "height": 900}, color_scheme="light", service_workers="block"
+    )
+
+
+def watched_page(context, report: PageReport):
+    """A new page that lets only 127.0.0.1 through and records into ``report`` what goes wrong."""
+    page = context.new_page()
+
+    def route(route):
+        if urlsplit(route.request.url).hostname == HOST:
+            route.continue_()
+        else:
+            report.blocked_requests.append(route.request.url)
+            route.abort("blockedbyclient")
+
+    def on_console(message):
+        if message.type == "error":
+            where = message.location.get("url", "") if message.location else ""
+            report.console_errors.append(f"{message.text} [{where}]" if where else message.text)
+
+    def on_failed(request):
+        if request.url not in report.blocked_requests:
+            report.failed_requests.append(f"{request.url} ({request.failure})")
+
+    def on_response(response):
+        if response.status >= 400:
+            report.http_errors.append(f"{response.status} {response.url}")
+
+    page.route("**/*", route)
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: report.page_errors.append(str(error)))
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+    return page
+
+
+def visit(
+    context,
+    base_url: str,
+    docname: str,
+    *,
+    path: str | None = None,
+    screenshot: Path | None = None,
+    axe: bool = False,
+) -> PageReport:
+    """Load one page as a reader with no internet would, and record everything the checks need."""
+    path = path if path is not None else f"{docname}.html"
+    report = PageReport(docname=docname, url=base_url + path, base_url=base_url)
+    page = watched_page(context, report)
+    try:
+        page.goto(report.url, wait_until="load")
+        # MathJax typesets after load; then let late requests (its fonts) finish.
+        page.evaluate(
+            "async () => { const mj = window.MathJax;"
+            " if (mj && mj.startup && mj.startup.promise) await mj.startup.promise; }"
+        )
+        page.wait_for_load_state("networkidle")
+        page.evaluate("async () => { await document.fonts.ready; }")
+        data = page.evaluate(COLLECT_JS)
+        report.lang = data["lang"]
+        report.mathjax_scripts = data["mathjaxScripts"]
+        report.mathjax_version = data["mathjaxVersion"]
+        report.math_total = data["mathTotal"]
+        report.math_unrendered = data["mathUnrendered"]
+        report.math_errors = data["mathErrors"]
+        report.images = data["images"]
+        report.switch_links = data["switchLinks"]
+        if axe:
+            report.axe_violations = run_axe(page)
+        if screenshot is not None:
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(screenshot), full_page=True)
+            report.screenshot = screenshot
+        report.hangul = hangul_fonts(context, page)
+    except Exception as error:  # a timeout or a crash is a problem of this page, not of the run
+        report.visit_errors.append(f"{type(error).__name__}: {error}".splitlines()[0])
+    finally:
+        page.close()
+    return report
+
+
+def hangul_fonts(context, page) -> dict | None:
+    """The platform fonts Chromium really used to draw Hangul on ``page`` (None: the page shows none).
+
+    Asks Chromium through the DevTools protocol (CSS.getPlatformFontsForNode) which fonts drew the
+    glyphs of a Hangul-only probe placed in the page's own Korean text.
+    """
+    where = page.evaluate(HANGUL_PROBE_JS, HANGUL_PROBE)
+    if where is None:
+        return None
+    session = context.new_cdp_session(page)
+    try:
+        session.send("DOM.enable")
+        session.send("CSS.enable")
+        root = session.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = session.send("DOM.querySelector", {"nodeId": root, "selector": "[data-hangul-probe]"})
+        fonts = session.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
+    finally:
+        session.detach()
+        page.evaluate("() => document.querySelectorAll('[data-hangul-probe]').forEach(e => e.remove())")
+    return {"text": HANGUL_PROBE, "element": where, "fonts": fonts}
+
+
+def run_axe(page) -> list[dict]:
+    """axe-core's violations on ``page`` (axe-core is injected from the installed package, not fetched).
+
+    ``preload: false``: otherwise axe re-fetches the stylesheets itself and resolves their
+    ``@import "../basic.css"`` against the page instead of the stylesheet, a request for a file that
+    does not exist (404) that the site never makes. Only the css-orientation-lock rule needs it.
+    """
+    from axe_playwright_python.sync_playwright import Axe
+
+    options = {"resultTypes": ["violations"], "preload": False}
+    return Axe().run(page, options=options).response["violations"]
+
+
+def search(context, base_url: str, term: str) -> tuple[list[str], PageReport]:
+    """Run Sphinx's search page for ``term``; return the docnames it lists and the page's report."""
+    report = PageReport(docname="search", url=f"{base_url}search.html?q={quote(term)}", base_url=base_url)
+    page = watched_page(context, report)
+    try:
+        page.goto(report.url, wait_until="load")
+        page.wait_for_function(
+            "() => { const s = document.querySelector('#search-results .search-summary');"
+            " return s && s.textContent.trim().length > 0; }",
+            timeout=30_000,
+        )
+        hrefs = page.eval_on_selector_all("#search-results ul.search > li > a", "as => as.map(a => a.href)")
+    except Exception as error:
+        report.visit_errors.append(f"{type(error).__name__}: {error}".splitlines()[0])
+        hrefs = []
+    finally:
+        page.close()
+    return [name for href in hrefs if (name := docname_of_url(href.split("#")[0], base_url))], report
+
+
+# ------------------------------------------------------------------------------------------------
+# Judging a page
+
+
+def _allowed(message: str) -> bool:
+    return any(re.search(pattern, message) for pattern in ALLOWED_CONSOLE_ERRORS)
+
+
+def load_problems(report: PageReport) -> list[str]:
+    """Blocked or failed requests, HTTP errors, console and JavaScript errors, a visit that failed."""
+    found = [f"could not load the page: {error}" for error in report.visit_errors]
+    found += [f"blocked a request to another host: {url}" for url in report.blocked_requests]
+    found += [f"request failed: {failure}" for failure in report.failed_requests]
+    found += [f"HTTP error: {error}" for error in report.http_errors]
+    found += [f"uncaught JavaScript error: {error}" for error in report.page_errors]
+    found += [f"console error: {error}" for error in report.console_errors if not _allowed(error)]
+    return found
+
+
+def math_problems(report: PageReport) -> list[str]:
+    """MathJax must come from the site itself, once, and typeset every formula without error."""
+    found = []
+    for src in report.mathjax_scripts:
+        if not src.startswith(report.base_url):
+            found.append(f"MathJax is not served by the site: {src}")
+    if len(report.mathjax_scripts) > 1:
+        found.append(f"MathJax is loaded {len(report.mathjax_scripts)} times: {report.mathjax_scripts}")
+    if report.math_total:
+        if not report.mathjax_scripts:
+            found.append(f"{report.math_total} formulas but no MathJax script")
+        elif report.mathjax_version is None:
+            found.append("MathJax did not start")
+        if report.math_unrendered:
+            found.append(
+                f"{len(report.math_unrendered)} of {report.math_total} formulas were not typeset, "
+                f"first: {report.math_unrendered[0]!r}"
+            )
+    found += [f"MathJax error: {error}" for error in report.math_errors]
+    return found
+
+
+IMAGE_FILE = re.compile(r"^\S+\.(png|jpe?g|gif|svg|webp|avif)$", re.IGNORECASE)
+
+
+def image_problems(report: PageReport) -> list[str]:
+    """Every <img> loads (non-zero natural size) and has real alt text (not missing, empty or a file name)."""
+    found = []
+    for image in report.images:
+        src = image["src"]
+        name = PurePosixPath(urlsplit(src).path).name or src
+        if not (image["width"] > 0 and image["height"] > 0):
+            found.append(f"image did not load (natural size {image['width']}x{image['height']}): {src}")
+        alt = image["alt"]
+        if alt is None:
+            found.append(f"image has no alt attribute: {name}")
+        elif not alt.strip():
+            found.append(f"image has empty alt text: {name}")
+        elif IMAGE_FILE.match(alt.strip()) or (name and alt.strip().endswith(name)):
+            found.append(f"image alt text is only a file name ({alt!r}): {name}")
+    return found
+
+
+def lang_problems(report: PageReport, expected: str) -> list[str]:
+    if report.lang != expected:
+        return [f'<html lang="{report.lang}"> on {report.docname}, but its path says "{expected}"']
+    return []
+
+
+def switch_problems(report: PageReport, docnames: list[str], langs: dict[str, str | None]) -> list[str]:
+    """The language switch of a page links, with the right hreflang, to the same page in each other edition.
+
+    ``langs`` maps each visited docname to the ``<html lang>`` it had, to check where a link lands.
+    """
+    found = []
+    match = EDITION.match(report.docname)
+    expected = {}
+    if match:
+        for other in editions(docnames):
+            twin = f"book/{other}/{match['rest']}"
+            if other != match["lang"] and twin in docnames:
+                expected[other] = twin
+    actual: dict[str, str | None] = {}
+    for link in report.switch_links:
+        hreflang, target = link["hreflang"], docname_of_url(link["href"].split("#")[0], report.base_url)
+        if not hreflang:
+            found.append(f"switch link without hreflang: {link['href']}")
+            continue
+        actual[hreflang] = target
+        if target not in docnames:
+            found.append(f"switch link ({hreflang}) to {link['href']}, which is not a page of the book")
+        elif page_language(target) != hreflang:
+            found.append(
+                f'switch link hreflang="{hreflang}" goes to {target}, a "{page_language(target)}" page'
+            )
+        elif langs.get(target) not in (None, hreflang):
+            found.append(
+                f'switch link ({hreflang}) lands on {target}, whose <html lang> is "{langs[target]}"'
+            )
+    for other, twin in expected.items():
+        if other not in actual:
+            found.append(f"no switch link to the {other} edition of this page ({twin})")
+        elif actual[other] != twin:
+            found.append(f"switch link ({other}) goes to {actual[other]}, not to the same page {twin}")
+    return found
+
+
+def korean_fonts() -> set[str]:
+    """Family and PostScript names of every font that fontconfig says covers Korean (empty if none)."""
+    if shutil.which("fc-list") is None:
+        return set()
+    listing = subprocess.run(
+        ["fc-list", ":lang=ko", "--format", "%{family}\t%{postscriptname}\n"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    return {
+        name.strip() for line in listing.splitlines() for name in re.split(r"[,\t]", line) if name.strip()
+    }
+
+
+def hangul_problems(hangul: dict | None, korean: set[str]) -> list[str]:
+    """Every Hangul glyph drawn by a font that covers Korean; none left to a fallback (tofu) font."""
+    if hangul is None:
+        return []
+    if not korean:
+        return ["fontconfig lists no font covering Korean (fc-list :lang=ko): install fonts-noto-cjk"]
+    text, fonts = hangul["text"], hangul["fonts"]
+
+    def covers(font):
+        return font["familyName"] in korean or font.get("postScriptName") in korean
+
+    drawn = sum(font["glyphCount"] for font in fonts if covers(font))
+    others = [f"{font['familyName']} ({font['glyphCount']} glyphs)" for font in fonts if not covers(font)]
+    found = []
+    if others:
+        found.append(
+            f"Hangul {text!r} in <{hangul['element']}> partly drawn by fonts without Hangul: {others}"
+        )
+    if drawn != len(text):
+        found.append(
+            f"Hangul {text!r} in <{hangul['element']}>: {drawn} of {len(text)} glyphs from a Korean font"
+        )
+    return found
+
+
+def axe_problems(violations: list[dict], impacts=("serious", "critical")) -> list[str]:
+    found = []
+    for violation in violations:
+        if violation.get("impact") in impacts:
+            targets = [" ".join(map(str, node["target"])) for node in violation["nodes"][:3]]
+            found.append(
+                f"{violation['id']} ({violation['impact']}): {violation['help']}; "
+                f"{len(violation['nodes'])} element(s), e.g. {targets}"
+            )
+    return found
+
+
+# ------------------------------------------------------------------------------------------------
+# Every internal link of the built site, without a browser
+
+
+class _PageLinks(HTMLParser):
+    RESOURCE_LINK_RELS = frozenset({"stylesheet", "icon", "shortcut", "preload", "modulepreload", "manifest"})
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[tuple[str, str]] = []  # (kind, url): kind is "link" (navigated) or "resource"
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if attrs.get(key):
+                self.ids.add(attrs[key])
+        if tag in {"a", "area"} and attrs.get("href") is not None:
+            self.links.append(("link", attrs["href"]))
+        elif tag == "link" and attrs.get("href") is not None:
+            rels = set((attrs.get("rel") or "").lower().split())
+            self.links.append(("resource" if rels & self.RESOURCE_LINK_RELS else "link", attrs["href"]))
+        for key in ("src", "data-src", "poster"):
+            if attrs.get(key) and tag in {"img", "script", "iframe", "source", "video", "audio", "embed"}:
+                self.links.append(("resource", attrs[key]))
+        for key in ("srcset",):
+            if attrs.get(key):
+                for candidate in attrs[key].split(","):
+                    if candidate.strip():
+                        self.links.append(("resource", candidate.strip().split()[0]))
+        if tag == "object" and attrs.get("data"):
+            self.links.append(("resource", attrs["data"]))
+        if tag == "meta" and (attrs.get("http-equiv") or "").lower() == "refresh":
+            if match := re.search(r"url\s*=\s*['\"]?([^'\";]+)", attrs.get("content") or "", re.IGNORECASE):
+                self.links.append(("link", match[1].strip()))
+
+
+CSS_URL = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)|@import\s+(['"])([^'"]+)\3""")
+SKIPPED_SCHEMES = {"mailto", "tel", "data", "javascript", "about", "blob"}
+
+
+def internal_link_problems(site: Path, seeds: list[str]) -> tuple[list[str], dict[str, int]]:
+    """Broken internal links and anchors of the site, found by crawling it like a link checker.
+
+    Starts from ``seeds`` (paths relative to ``site``: the root page and every page of the TOC) and
+    follows every internal link to an HTML page, so it reads every page a reader can reach (the
+    index, the search page, ...), but not stale files that an older build left behind. In each page
+    checks every href/src/srcset (links, scripts, stylesheets, images) and #anchor; in each stylesheet
+    a page uses, every url(...) and @import. Also reports any resource (script, stylesheet, image,
+    font) loaded from another host: the site must work offline. Links to other hosts are not followed.
+    Returns the problems and counts of what was checked.
+    """
+    site = site.resolve()
+    parsed: dict[Path, _PageLinks] = {}
+
+    def parse(page: Path) -> _PageLinks:
+        if page not in parsed:
+            parser = _PageLinks()
+            parser.feed(page.read_text(encoding="utf-8", errors="replace"))
+            parsed[page] = parser
+        return parsed[page]
+
+    found: list[str] = []
+    counts = {"pages": 0, "stylesheets": 0, "links": 0, "anchors": 0}
+    queue = [site / seed for seed in seeds]
+    seen: set[Path] = set()
+
+    def check(origin: Path, kind: str, url: str):
+        where = origin.relative_to(site).as_posix()
+        parts = urlsplit(url.strip())
+        if parts.scheme in SKIPPED_SCHEMES:
+            return
+        if parts.scheme or parts.netloc:
+            if kind == "resource":
+                found.append(f"{where}: loads a resource from another host: {url}")
+            return
+        counts["links"] += 1
+        target = origin if not parts.path else Path(os.path.normpath(origin.parent / unquote(parts.path)))
+        if parts.path.endswith("/") or target.is_dir():
+            target = target / "index.html"
+        if site not in target.parents:
+            found.append(f"{where}: link leaves the site: {url}")
+            return
+        if not target.is_file():
+            found.append(f"{where}: broken link: {url}")
+            return
+        if target.suffix in {".html", ".css"}:
+            queue.append(target)
+        fragment = unquote(parts.fragment)
+        if fragment and target.suffix == ".html":
+            counts["anchors"] += 1
+            if fragment not in parse(target).ids:
+                found.append(f"{where}: broken anchor: {url} (no id {fragment!r} in {target.name})")
+
+    while queue:
+        page = queue.pop()
+        if page in seen:
+            continue
+        seen.add(page)
+        if not page.is_file():
+            found.append(f"{page.relative_to(site).as_posix()}: missing (a page of the TOC?)")
+        elif page.suffix == ".css":
+            counts["stylesheets"] += 1
+            for match in CSS_URL.finditer(page.read_text(encoding="utf-8", errors="replace")):
+                url = match[2] or match[4]
+                if not url.startswith("#"):  # url(#id): an SVG reference inside the document
+                    check(page, "resource", url)
+        else:
+            counts["pages"] += 1
+            for kind, url in parse(page).links:
+                check(page, kind, url)
+    return found, counts
+
+
+# ------------------------------------------------------------------------------------------------
+# Chromium available?
+
+
+def chromium_missing() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    if not CHROMIUM.exists():
+        return f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)"
+    try:
+        import axe_playwright_python  # noqa: F401
+        import playwright.sync_api  # noqa: F401
+    except ImportError as error:
+        return f"{error.name} is not installed: run `make book` to install requirements.txt"
+    return None

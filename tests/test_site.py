@@ -1,0 +1,418 @@
+"""The built site, verified in a real browser, offline.
+
+Debian's Chromium, driven by Playwright, reads `_build/html` served on 127.0.0.1; every request to
+any other host is blocked and counted as a failure, as for a reader with no internet. Every page of
+_toc.yml is visited once (the `reports` fixture) and judged by the functions of tests/site_helpers.py;
+the last tests break copies of the built site on purpose and show that those same functions notice.
+
+`make test` builds the site first. Without /usr/bin/chromium these tests are skipped, except under
+CI=true, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from site_helpers import (
+    CHROMIUM,
+    EDITION,
+    LAUNCH_ARGS,
+    SCREENSHOTS,
+    SITE,
+    PageReport,
+    axe_problems,
+    chromium_missing,
+    docname_of_url,
+    editions,
+    hangul_problems,
+    image_problems,
+    internal_link_problems,
+    korean_fonts,
+    lang_problems,
+    load_problems,
+    math_problems,
+    new_context,
+    page_language,
+    screenshot_name,
+    search,
+    serve,
+    showcase_pages,
+    switch_problems,
+    toc_docnames,
+    visit,
+    watched_page,
+)
+
+pytestmark = pytest.mark.browser
+
+ON_CI = os.environ.get("CI") == "true"
+DOCNAMES = toc_docnames()
+SHOWCASE = showcase_pages(DOCNAMES)
+# Where the link crawler starts: the site's root (a redirect) and every page of the TOC.
+SEEDS = ["index.html", *(f"{name}.html" for name in DOCNAMES)]
+# A term each edition must find; an edition not yet in _toc.yml is skipped.
+SEARCH_TERMS = {"en": "rotation", "id": "rotasi", "ko": "회전"}
+
+
+# ------------------------------------------------------------------------------------------------
+# Fixtures: the built site, a server, a browser, and one visit of every page
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = chromium_missing()
+    if reason:
+        if ON_CI:
+            pytest.fail(f"CI=true but the browser tests cannot run: {reason}")
+        pytest.skip(f"browser tests skipped: {reason}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def site():
+    if not (SITE / "index.html").is_file():
+        pytest.fail(f"no built site at {SITE}: run `make book` first (`make test` builds it)")
+    return SITE
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    with serve(site) as base_url:
+        yield base_url
+
+
+@pytest.fixture(scope="module")
+def context(browser):
+    context = new_context(browser)
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def reports(context, served) -> dict[str, PageReport]:
+    """Each page of the TOC, visited once; the showcase pages also get a screenshot and an axe scan."""
+    expected = {screenshot_name(name) for name in SHOWCASE}
+    for stale in SCREENSHOTS.glob("*.png"):
+        if stale.name not in expected:
+            stale.unlink(missing_ok=True)
+    return {
+        name: visit(
+            context,
+            served,
+            name,
+            screenshot=SCREENSHOTS / screenshot_name(name) if name in SHOWCASE else None,
+            axe=name in SHOWCASE,
+        )
+        for name in DOCNAMES
+    }
+
+
+@pytest.fixture(scope="module")
+def korean():
+    return korean_fonts()
+
+
+def edition_pages(lang):
+    return [name for name in DOCNAMES if EDITION.match(name) and page_language(name) == lang]
+
+
+# ------------------------------------------------------------------------------------------------
+# Every page of the table of contents
+
+
+def test_every_toc_page_was_built(site):
+    missing = [name for name in DOCNAMES if not (site / f"{name}.html").is_file()]
+    assert not missing, f"pages of _toc.yml with no HTML in {site}: {missing}"
+
+
+@pytest.mark.parametrize("docname", DOCNAMES)
+def test_page_loads_offline_without_errors(reports, docname):
+    """No blocked request, no failed request or HTTP error, no console or JavaScript error."""
+    assert load_problems(reports[docname]) == []
+
+
+@pytest.mark.parametrize("docname", DOCNAMES)
+def test_math_renders_from_the_site_itself(reports, docname):
+    """MathJax comes from the built site, once, and typesets every formula without error."""
+    assert math_problems(reports[docname]) == []
+
+
+def test_math_is_there_to_check(reports):
+    """The book is about a formula: if no page had formulas, the math checks would prove nothing."""
+    assert sum(report.math_total for report in reports.values()) > 0
+
+
+@pytest.mark.parametrize("docname", DOCNAMES)
+def test_images_load_and_have_alt_text(reports, docname):
+    assert image_problems(reports[docname]) == []
+
+
+@pytest.mark.parametrize("docname", DOCNAMES)
+def test_korean_text_is_drawn_with_a_hangul_font(reports, korean, docname):
+    """Chromium's own account (DevTools CSS.getPlatformFontsForNode) of the fonts that drew Hangul.
+
+    Checked on every page that shows Hangul (the landing page, the Korean edition, the switch labels).
+    """
+    report = reports[docname]
+    if page_language(docname) == "ko" and report.hangul is None and not report.visit_errors:
+        pytest.fail(f"{docname} is in the Korean edition but shows no Hangul")
+    assert hangul_problems(report.hangul, korean) == []
+
+
+def test_some_page_shows_hangul(reports):
+    """The landing page names the Korean edition (한국어), so the font check always has a subject."""
+    assert any(report.hangul for report in reports.values()), "no page shows Hangul: nothing was checked"
+
+
+@pytest.mark.parametrize("docname", DOCNAMES)
+def test_html_lang_matches_the_page_path(reports, docname):
+    """book/en/ -> en, book/id/ -> id, book/ko/ -> ko, the landing page -> en.
+
+    Strict for every page once any page has a lang other than "en" (the language-switch extension has
+    landed); until then only the pages expected to be "en" can be judged.
+    """
+    expected = page_language(docname)
+    switched = any(report.lang not in (None, "en") for report in reports.values())
+    if expected != "en" and not switched:
+        pytest.skip(f'no page has a <html lang> other than "en" yet, so {docname} ({expected}) is not judged')
+    assert lang_problems(reports[docname], expected) == []
+
+
+@pytest.mark.parametrize("docname", DOCNAMES)
+def test_language_switch_lands_on_the_same_page(reports, docname):
+    """Links a.lang-switch[hreflang] go to this page in each other edition that has it."""
+    if not any(report.switch_links for report in reports.values()):
+        pytest.skip("no page has a .lang-switch link yet (language-switch extension, or only one edition)")
+    langs = {name: report.lang for name, report in reports.items()}
+    assert switch_problems(reports[docname], DOCNAMES, langs) == []
+
+
+# ------------------------------------------------------------------------------------------------
+# The site as a whole
+
+
+def test_site_root_redirects_to_the_landing_page(context, served):
+    report = PageReport(docname="index", url=served, base_url=served)
+    page = watched_page(context, report)
+    try:
+        page.goto(served, wait_until="load")
+        page.wait_for_url(f"{served}{DOCNAMES[0]}.html", timeout=15_000)
+        page.wait_for_load_state("networkidle")
+    finally:
+        page.close()
+    assert load_problems(report) == []
+
+
+@pytest.mark.parametrize("lang", SEARCH_TERMS)
+def test_search_finds_a_term_in_each_language(context, served, lang):
+    if not edition_pages(lang):
+        pytest.skip(f"the {lang} edition is not in _toc.yml yet")
+    term = SEARCH_TERMS[lang]
+    found, report = search(context, served, term)
+    assert load_problems(report) == []
+    hits = [name for name in found if name in edition_pages(lang)]
+    assert hits, f"searching {term!r} found no page of the {lang} edition; it found {found}"
+
+
+def test_no_broken_internal_link(site):
+    problems, counts = internal_link_problems(site, SEEDS)
+    assert counts["pages"] > len(DOCNAMES)  # the TOC's pages, and the index and search pages at least
+    assert problems == [], f"{len(problems)} problems in {counts}"
+
+
+@pytest.mark.parametrize("docname", SHOWCASE)
+def test_no_serious_accessibility_violation(reports, docname):
+    """axe-core on the landing page and one chapter per edition: no serious or critical violation."""
+    report = reports[docname]
+    assert report.axe_violations is not None, f"axe did not run: {report.visit_errors}"
+    assert axe_problems(report.axe_violations) == []
+
+
+@pytest.mark.parametrize("docname", SHOWCASE)
+def test_screenshot_written(reports, docname):
+    path = SCREENSHOTS / screenshot_name(docname)
+    assert reports[docname].screenshot == path
+    assert path.is_file() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
+# ------------------------------------------------------------------------------------------------
+# The checks can fail: deliberately broken copies of the built site
+
+
+def first_page_with(site: Path, marker: str) -> str:
+    for name in DOCNAMES:
+        if marker in (site / f"{name}.html").read_text(encoding="utf-8"):
+            return name
+    pytest.fail(f"no page of the book contains {marker!r}: cannot build the broken fixture")
+
+
+def _swap_lang(html: str) -> str:
+    return re.sub(r'<html lang="en"', '<html lang="ko"', html, count=1)
+
+
+def _in_head(snippet: str):
+    return lambda html: html.replace("</head>", snippet + "</head>", 1)
+
+
+def _first_img(change):
+    """Change the first figure of the page (an <img> from _images/, not a theme icon)."""
+    return lambda html: re.sub(r"<img [^>]*_images/[^>]*>", lambda m: change(m[0]), html, count=1)
+
+
+CDN_MATHJAX = "https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"
+BROKEN = {
+    # name: (what the page must contain, how to break it, what the checks must then report)
+    "unchanged": ('class="math', lambda html: html, []),
+    "mathjax-from-cdn": (
+        'class="math',
+        lambda html: re.sub(r'src="[^"]*_static/mathjax/[^"]*"', f'src="{CDN_MATHJAX}"', html),
+        [
+            "blocked a request to another host: https://cdn.jsdelivr.net",
+            "MathJax is not served by the site",
+            "formulas were not typeset",
+        ],
+    ),
+    "image-without-alt": ("_images/", _first_img(lambda tag: re.sub(r' alt="[^"]*"', "", tag)), ["no alt"]),
+    "image-alt-is-file-name": (
+        "_images/",
+        _first_img(lambda tag: re.sub(r' alt="[^"]*"', ' alt="../../_images/figure.png"', tag)),
+        ["only a file name"],
+    ),
+    "image-missing": (
+        "_images/",
+        _first_img(lambda tag: re.sub(r' src="[^"]*"', ' src="../../_images/missing.png"', tag)),
+        ["image did not load", "HTTP error: 404"],
+    ),
+    "wrong-lang": ('<html lang="en"', _swap_lang, ['<html lang="ko">']),
+    "console-error": ("</head>", _in_head("<script>console.error('deliberate')</script>"), ["console error"]),
+    "javascript-error": ("</head>", _in_head("<script>notDefined()</script>"), ["uncaught JavaScript"]),
+    "stylesheet-from-cdn": (
+        "</head>",
+        _in_head('<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto">'),
+        ["blocked a request to another host: https://fonts.googleapis.com"],
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def broken_copy(site, tmp_path_factory):
+    """A copy of the built site, served on its own port; each case adds one broken twin of a page."""
+    copy = tmp_path_factory.mktemp("broken") / "html"
+    shutil.copytree(site, copy)
+    with serve(copy) as base_url:
+        yield copy, base_url
+
+
+@pytest.mark.parametrize("case", BROKEN)
+def test_checks_catch_a_broken_page(site, context, broken_copy, case):
+    """A page broken on purpose, next to the original in a copy of the site: the checks report it."""
+    marker, spoil, expected = BROKEN[case]
+    docname = first_page_with(site, marker)
+    copy, base_url = broken_copy
+    original = (copy / f"{docname}.html").read_text(encoding="utf-8")
+    broken = spoil(original)
+    assert (broken != original) == bool(expected), "the fixture did not change the page"
+    # Beside the original, so that its relative links and assets resolve as they do for the original.
+    twin = f"{docname}.broken-{case}.html"
+    (copy / twin).write_text(broken, encoding="utf-8")
+    report = visit(context, base_url, docname, path=twin)
+    problems = (
+        load_problems(report)
+        + math_problems(report)
+        + image_problems(report)
+        + lang_problems(report, page_language(docname))
+    )
+    for message in expected:
+        assert any(message in problem for problem in problems), (message, problems)
+    if not expected:
+        assert problems == []
+
+
+def test_link_check_catches_broken_links_and_remote_resources(site, tmp_path):
+    copy = tmp_path / "html"
+    shutil.copytree(site, copy)
+    page = copy / f"{DOCNAMES[0]}.html"
+    html = page.read_text(encoding="utf-8")
+    page.write_text(
+        html.replace(
+            "</body>",
+            '<a href="en/no-such-page.html">x</a><a href="#no-such-anchor">y</a>'
+            f'<script src="{CDN_MATHJAX}"></script></body>',
+            1,
+        ),
+        encoding="utf-8",
+    )
+    problems, _ = internal_link_problems(copy, SEEDS)
+    for message in ("broken link: en/no-such-page.html", "broken anchor: #no-such-anchor", "another host"):
+        assert any(message in problem for problem in problems), (message, problems)
+
+
+# The switch and font checks, on made-up reports (no browser needed).
+
+PAGES = ["book/index", "book/en/index", "book/en/01_x", "book/id/index", "book/id/01_x", "book/ko/index"]
+BASE = "http://127.0.0.1:1/"
+
+
+def switch_report(*links):
+    report = PageReport(docname="book/en/01_x", url=f"{BASE}book/en/01_x.html", base_url=BASE)
+    report.switch_links = [{"hreflang": lang, "href": BASE + href, "text": lang} for lang, href in links]
+    return report
+
+
+@pytest.mark.parametrize(
+    ("links", "langs", "message"),
+    [
+        ([("id", "book/id/01_x.html")], {}, None),
+        ([], {}, "no switch link to the id edition"),
+        ([("id", "book/id/index.html")], {}, "not to the same page"),
+        ([("ko", "book/id/01_x.html")], {}, 'a "id" page'),
+        ([("id", "book/id/02_y.html")], {}, "not a page of the book"),
+        ([("id", "book/id/01_x.html")], {"book/id/01_x": "en"}, "whose <html lang>"),
+        ([(None, "book/id/01_x.html")], {}, "without hreflang"),
+    ],
+)
+def test_switch_check(links, langs, message):
+    problems = switch_problems(switch_report(*links), PAGES, langs)
+    if message is None:
+        assert problems == []
+    else:
+        assert any(message in problem for problem in problems), problems
+
+
+def test_switch_check_knows_the_landing_page_and_missing_twins():
+    assert editions(PAGES) == ["en", "id", "ko"]
+    assert showcase_pages(PAGES) == ["book/index", "book/en/01_x", "book/id/01_x", "book/ko/index"]
+    landing = PageReport(docname="book/index", url=f"{BASE}book/index.html", base_url=BASE)
+    assert switch_problems(landing, PAGES, {}) == []  # the landing page needs no switch
+    assert docname_of_url(f"{BASE}book/en/", BASE) == "book/en/index"
+
+
+@pytest.mark.parametrize(
+    ("fonts", "message"),
+    [
+        ([{"familyName": "Noto Sans CJK KR", "glyphCount": 4}], None),
+        ([{"familyName": "DejaVu Sans", "glyphCount": 4}], "fonts without Hangul"),
+        (
+            [{"familyName": "Noto Sans CJK KR", "glyphCount": 2}, {"familyName": "X", "glyphCount": 2}],
+            "2 of 4",
+        ),
+    ],
+)
+def test_hangul_check(fonts, message):
+    hangul = {"text": "회전행렬", "element": "p", "fonts": fonts}
+    problems = hangul_problems(hangul, {"Noto Sans CJK KR"})
+    if message is None:
+        assert problems == []
+    else:
+        assert any(message in problem for problem in problems), problems
+    assert hangul_problems(hangul, set())[0].startswith("fontconfig lists no font covering Korean")
+    assert hangul_problems(None, set()) == []
