@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: book test lint execute serve clean
+.PHONY: book test lint execute serve clean edition
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,13 +18,22 @@ book: $(BIN)/.installed
 	$(BIN)/jupyter-book build --warningiserror --nitpick --keep-going .
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check src tests .ci
+	$(BIN)/ruff check src tests .ci book/_ext
 
 test: lint book
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env tests book
 
 execute: $(BIN)/.installed
 	$(BIN)/python .ci/execute_notebooks.py book
+
+# One edition alone, e.g. `make edition EDITION=ko`: its index page is the root of a site built into
+# _build/edition-ko/_build/html, from the part of _toc.yml for that language.
+EDITION ?= en
+edition: $(BIN)/.installed
+	mkdir -p _build/edition-$(EDITION)
+	$(BIN)/python .ci/toc_for_language.py $(EDITION) > _build/edition-$(EDITION)/_toc.yml
+	$(BIN)/jupyter-book build --warningiserror --nitpick --keep-going \
+		--toc _build/edition-$(EDITION)/_toc.yml --path-output _build/edition-$(EDITION) .
 
 serve: book
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000

@@ -23,7 +23,11 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 EDITIONS = {"en": "English", "id": "Bahasa Indonesia", "ko": "한국어"}
 # The switch's accessible name, in the language of the page it is on.
-SWITCH_LABEL = {"en": "Read this page in", "id": "Baca halaman ini dalam", "ko": "이 페이지를 다른 언어로 읽기"}
+SWITCH_LABEL = {
+    "en": "Read this page in",
+    "id": "Baca halaman ini dalam",
+    "ko": "이 페이지를 다른 언어로 읽기",
+}
 # Where each extension used by the book keeps its message catalogs.
 CATALOG_DIRS = {
     "sphinx": [("sphinx", "locale"), ("pydata_sphinx_theme", "locale")],
@@ -31,6 +35,11 @@ CATALOG_DIRS = {
     "exercise": [("sphinx_exercise", "translations/locales")],
     "proof": [("sphinx_proof", "translations/locales")],
     "togglebutton": [("sphinx_togglebutton", "translations/locales")],
+}
+TOGGLE_LABEL = {
+    "en": "Show or hide the chapters",
+    "id": "Tampilkan atau sembunyikan bab",
+    "ko": "장 목록 펼치기 또는 접기",
 }
 TOGGLE_HINTS = {"toggleHintShow": "Click to show", "toggleHintHide": "Click to hide"}
 # Figure and exercise captions ("Fig. 2.1"): numfig format -> (catalog, message).
@@ -203,7 +212,11 @@ def add_language_context(app, pagename, templatename, context, doctree):
     title = PAGE_WORDS[lang]["docstitle"]
     context["titlesuffix"] = f" — {title}"
     context["theme_logo"] = {**(context.get("theme_logo") or {}), "text": title}
-    context["script_files"] = translate_toggle_hints(context["script_files"], app.langswitch_catalogs[lang])
+    # In place: the list is the builder's own, which extensions such as MathJax append to later
+    # (Sphinx restores it before each page).
+    context["script_files"][:] = translate_toggle_hints(
+        context["script_files"], app.langswitch_catalogs[lang]
+    )
     context["language_switch_label"] = SWITCH_LABEL[lang]
     context["language_links"] = [
         {"lang": other, "label": label, "url": context["pathto"](f"book/{other}/{rest}")}
@@ -212,30 +225,36 @@ def add_language_context(app, pagename, templatename, context, doctree):
     ]
 
 
-def show_only_own_edition(app, pagename, templatename, context, doctree):
-    """In an edition's sidebar, list only that edition's part of the book."""
+def tidy_sidebar(app, pagename, templatename, context, doctree):
+    """An edition's sidebar lists only that edition; every chapter toggle gets a name."""
     lang = split_edition(pagename)[0]
     generate = context.get("generate_toctree_html")
-    if lang is None or generate is None:
+    if generate is None:
         return
 
-    def generate_for_edition(kind, *args, **kwargs):
+    def generate_for_page(kind, *args, **kwargs):
         html = generate(kind, *args, **kwargs)
         if kind != "sidebar":
             return html
         # The theme hands back parsed HTML; parse it only if it is a string.
         soup = BeautifulSoup(html, "html.parser") if isinstance(html, str) else html
-        for caption in soup.select("p.caption"):
-            if caption.get_text(strip=True) != EDITIONS[lang]:
-                part = caption.find_next_sibling("ul")
-                caption.decompose()
-                if part is not None:
-                    part.decompose()
+        if lang is not None:
+            for caption in soup.select("p.caption"):
+                if caption.get_text(strip=True) != EDITIONS[lang]:
+                    part = caption.find_next_sibling("ul")
+                    caption.decompose()
+                    if part is not None:
+                        part.decompose()
+        # The theme's expand/collapse toggle is an icon only: give screen readers its name.
+        for summary in soup.select("summary"):
+            if not summary.get_text(strip=True) and not summary.get("aria-label"):
+                summary["aria-label"] = TOGGLE_LABEL[lang or app.config.language]
         return str(soup) if isinstance(html, str) else soup
 
-    context["generate_toctree_html"] = generate_for_edition
-    # The theme sets the home link's text after add_language_context has run.
-    context["root_title"] = PAGE_WORDS[lang]["docstitle"]
+    context["generate_toctree_html"] = generate_for_page
+    if lang is not None:
+        # The theme sets the home link's text after add_language_context has run.
+        context["root_title"] = PAGE_WORDS[lang]["docstitle"]
 
 
 def setup(app):
@@ -245,5 +264,5 @@ def setup(app):
     # Before the themes' handlers, which translate their button labels.
     app.connect("html-page-context", add_language_context, priority=100)
     # After the theme's handler, which defines generate_toctree_html.
-    app.connect("html-page-context", show_only_own_edition, priority=900)
+    app.connect("html-page-context", tidy_sidebar, priority=900)
     return {"parallel_read_safe": False, "parallel_write_safe": False}
