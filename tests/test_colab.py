@@ -12,25 +12,18 @@ The ``%pip`` magic inside an ``if`` is valid IPython: the kernel turns it into a
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import sys
 import tomllib
 import types
-from pathlib import Path
 
 import nbformat
 import pytest
+from book_files import BOOK, NOTEBOOKS, ROOT, ci_script
 from IPython.core.inputtransformer2 import TransformerManager
 from test_notebooks import problems
 
-ROOT = Path(__file__).resolve().parent.parent
-BOOK = ROOT / "book"
-NOTEBOOKS = sorted(p for p in BOOK.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-
-_spec = importlib.util.spec_from_file_location("colab_cell", ROOT / ".ci" / "colab_cell.py")
-colab_cell = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(colab_cell)
+colab_cell = ci_script("colab_cell")
 
 
 class Shell:

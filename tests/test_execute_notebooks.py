@@ -1,15 +1,9 @@
 """The notebook runner behind `make execute` (.ci/execute_notebooks.py)."""
 
-import importlib.util
-from pathlib import Path
-
 import nbformat
+from book_files import ci_script
 
-SPEC = importlib.util.spec_from_file_location(
-    "execute_notebooks", Path(__file__).resolve().parent.parent / ".ci" / "execute_notebooks.py"
-)
-execute_notebooks = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(execute_notebooks)
+execute_notebooks = ci_script("execute_notebooks")
 
 
 def stream(text, name="stdout"):

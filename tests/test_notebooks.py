@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
+from book_files import BOOK, NOTEBOOKS
 from IPython.core.inputtransformer2 import TransformerManager
 
-BOOK = Path(__file__).resolve().parent.parent / "book"
-NOTEBOOKS = sorted(p for p in BOOK.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 ABSOLUTE_PATH = re.compile(r"(?<![\w.])(/(home|root|tmp|usr|opt|work|Users|var)/|[A-Za-z]:\\\\)")

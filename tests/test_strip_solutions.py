@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import nbformat
 import pytest
+from book_files import BOOK, NOTEBOOKS, ci_script
 
-ROOT = Path(__file__).resolve().parent.parent
-BOOK = ROOT / "book"
-NOTEBOOKS = sorted(p for p in BOOK.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-
-_spec = importlib.util.spec_from_file_location("strip_solutions", ROOT / ".ci" / "strip_solutions.py")
-strip = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(strip)
+strip = ci_script("strip_solutions")
 
 EXERCISE_1 = ":::{exercise}\n:label: ex-demo-1-en\n\nCompute it.\n:::"
 EXERCISE_2 = ":::{exercise}\n:label: ex-demo-2-en\n\nCompute more.\n:::"

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
+from book_files import ROOT, ci_script
 
-ROOT = Path(__file__).resolve().parent.parent
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
 EDITIONS = sorted({part["chapters"][0]["file"].split("/")[1] for part in TOC["parts"]})
 
-_spec = importlib.util.spec_from_file_location("toc_for_language", ROOT / ".ci" / "toc_for_language.py")
-toc_for_language = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(toc_for_language)
+toc_for_language = ci_script("toc_for_language")
 
 SAMPLE = {
     "format": "jb-book",
