@@ -50,8 +50,9 @@ NUMFIG_MESSAGES = {
     "section": ("sphinx", "Section %s"),
     "exercise": ("exercise", "Exercise"),
 }
-# Theme words that no installed catalog translates into Indonesian or Korean.
-MISSING_MESSAGES = {
+# Theme words that no installed catalog translates into Indonesian or Korean, or translates badly
+# (the theme's Korean renders "By" as a particle and "Launch" as a dictionary verb).
+OWN_MESSAGES = {
     "id": {
         "Skip to main content": "Langsung ke konten utama",
         "Back to top": "Kembali ke atas",
@@ -72,6 +73,12 @@ MISSING_MESSAGES = {
         "Site navigation": "Navigasi situs",
         "© Copyright %(copyright)s.": "© Hak cipta %(copyright)s.",
         "Copyright %(copyright)s": "Hak cipta %(copyright)s",
+        "Link to this heading": "Tautan ke judul ini",
+        "Link to this image": "Tautan ke gambar ini",
+        "Link to this equation": "Tautan ke persamaan ini",
+        "Contents": "Daftar isi",
+        "Launch": "Jalankan",
+        "Launch on": "Jalankan di",
     },
     "ko": {
         "Skip to main content": "본문으로 건너뛰기",
@@ -93,6 +100,14 @@ MISSING_MESSAGES = {
         "Site navigation": "사이트 탐색",
         "© Copyright %(copyright)s.": "© 저작권 %(copyright)s.",
         "Copyright %(copyright)s": "저작권 %(copyright)s",
+        "Link to this heading": "이 제목으로 가는 링크",
+        "Link to this image": "이 그림으로 가는 링크",
+        "Link to this equation": "이 수식으로 가는 링크",
+        "By": "지은이:",
+        "Contents": "목차",
+        "Fullscreen mode": "전체 화면으로 보기",
+        "Launch": "실행",
+        "Launch on": "실행:",
     },
 }
 # Per-page values of the theme's own settings and of the author line.
@@ -116,14 +131,16 @@ PAGE_WORDS = {
 
 
 class _Messages(gettext.NullTranslations):
-    """The last fallback: a plain dictionary of messages."""
+    """A plain dictionary of messages, asked before the packages' catalogs."""
 
     def __init__(self, messages):
         super().__init__()
         self._messages = messages
 
     def gettext(self, message):
-        return self._messages.get(message, message)
+        if message in self._messages:
+            return self._messages[message]
+        return self._fallback.gettext(message) if self._fallback else message
 
 
 def split_edition(pagename: str) -> tuple[str | None, str]:
@@ -135,8 +152,8 @@ def split_edition(pagename: str) -> tuple[str | None, str]:
 
 
 def load_catalog(catalog: str, lang: str) -> gettext.NullTranslations:
-    """The messages of ``catalog`` in ``lang``, from every package that ships them."""
-    found = _Messages(MISSING_MESSAGES.get(lang, {}) if catalog == "sphinx" else {})
+    """The messages of ``catalog`` in ``lang``: this book's own words first, then every package's."""
+    found = gettext.NullTranslations()
     for package, folder in reversed(CATALOG_DIRS[catalog]):
         localedir = resources.files(package).joinpath(folder)
         try:
@@ -145,7 +162,9 @@ def load_catalog(catalog: str, lang: str) -> gettext.NullTranslations:
             continue
         translation.add_fallback(found)
         found = translation
-    return found
+    own = _Messages(OWN_MESSAGES.get(lang, {}))
+    own.add_fallback(found)
+    return own
 
 
 def prepare_catalogs(app):
@@ -208,10 +227,6 @@ def add_language_context(app, pagename, templatename, context, doctree):
         return
     rest = split_edition(pagename)[1]
     context["language"] = lang
-    context.update(PAGE_WORDS[lang])
-    title = PAGE_WORDS[lang]["docstitle"]
-    context["titlesuffix"] = f" — {title}"
-    context["theme_logo"] = {**(context.get("theme_logo") or {}), "text": title}
     # In place: the list is the builder's own, which extensions such as MathJax append to later
     # (Sphinx restores it before each page).
     context["script_files"][:] = translate_toggle_hints(
@@ -253,8 +268,10 @@ def tidy_sidebar(app, pagename, templatename, context, doctree):
 
     context["generate_toctree_html"] = generate_for_page
     if lang is not None:
-        # The theme sets the home link's text after add_language_context has run.
-        context["root_title"] = PAGE_WORDS[lang]["docstitle"]
+        # Here, not in add_language_context: the themes set these words between the two handlers.
+        title = PAGE_WORDS[lang]["docstitle"]
+        context.update(PAGE_WORDS[lang], titlesuffix=f" — {title}", root_title=title)
+        context["theme_logo"] = {**(context.get("theme_logo") or {}), "text": title}
 
 
 def setup(app):
