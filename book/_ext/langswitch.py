@@ -73,6 +73,7 @@ OWN_MESSAGES = {
         "Site navigation": "Navigasi situs",
         "© Copyright %(copyright)s.": "© Hak cipta %(copyright)s.",
         "Copyright %(copyright)s": "Hak cipta %(copyright)s",
+        "Fig. %s": "Gambar %s",
         "Link to this heading": "Tautan ke judul ini",
         "Link to this image": "Tautan ke gambar ini",
         "Link to this equation": "Tautan ke persamaan ini",
@@ -221,11 +222,29 @@ def translate_toggle_hints(script_files, lang_catalogs):
     return translated
 
 
+def number_from_one_in_each_edition(app, env):
+    """Figures, exercises and theorems count from 1 in every chapter of every edition.
+
+    Sphinx counts them per chapter number, and chapter 2 of each edition has the number 2, so without
+    this the Korean chapter 2 would continue where the Indonesian one stopped ("Fig. 2.9").
+    """
+    for docname, by_type in env.toc_fignumbers.items():
+        if split_edition(docname)[0] is None:
+            continue
+        for numbers in by_type.values():
+            counters = {}
+            for node_id, number in sorted(numbers.items(), key=lambda item: item[1]):
+                chapter = number[:-1]
+                counters[chapter] = counters.get(chapter, 0) + 1
+                numbers[node_id] = (*chapter, counters[chapter])
+    return []
+
+
 def add_language_context(app, pagename, templatename, context, doctree):
     lang = use_language(app, pagename)
+    rest = split_edition(pagename)[1]
     if split_edition(pagename)[0] is None:
         return
-    rest = split_edition(pagename)[1]
     context["language"] = lang
     # In place: the list is the builder's own, which extensions such as MathJax append to later
     # (Sphinx restores it before each page).
@@ -278,6 +297,8 @@ def setup(app):
     app.connect("builder-inited", prepare_catalogs)
     app.connect("source-read", lambda app, docname, source: use_language(app, docname))
     app.add_post_transform(UseLanguageOfDocument)
+    # After Sphinx's own collector, which assigns the numbers.
+    app.connect("env-get-updated", number_from_one_in_each_edition, priority=900)
     # Before the themes' handlers, which translate their button labels.
     app.connect("html-page-context", add_language_context, priority=100)
     # After the theme's handler, which defines generate_toctree_html.

@@ -1,0 +1,72 @@
+"""Each edition numbers and names things in its own language.
+
+Chapter N is "N." in English, Indonesian and Korean, and inside it figures, exercises and theorems count
+from 1 with the edition's word ("Fig. 2.1", "Gambar 2.1", "그림 2.1"). Reads the HTML that `make book`
+wrote into _build/html (`make test` builds before the tests run).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from book_files import ROOT
+from site_helpers import page_language, toc_docnames
+
+HTML = ROOT / "_build" / "html"
+CHAPTER = re.compile(r"^book/(en|id|ko)/(?P<number>\d\d)_\w+$")
+CHAPTERS = [name for name in toc_docnames() if CHAPTER.match(name)]
+
+
+def heading_number(html: str) -> str | None:
+    """The section number Sphinx puts before the page's first heading, e.g. "3." for chapter 3."""
+    match = re.search(r'<h1>\s*<span class="section-number">([\d.]+)\s*</span>', html)
+    return match.group(1) if match else None
+
+
+def test_every_edition_has_chapters():
+    assert {page_language(name) for name in CHAPTERS} == {"en", "id", "ko"}
+
+
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_chapter_number_matches_its_file_name(docname):
+    page = HTML / f"{docname}.html"
+    assert page.is_file(), f"{page} is missing: run `make book`"
+    expected = f"{int(CHAPTER.match(docname)['number'])}."
+    assert heading_number(page.read_text(encoding="utf-8")) == expected
+
+
+CAPTION_WORDS = {
+    "en": {"Fig.", "Exercise", "Theorem"},
+    "id": {"Gambar", "Latihan", "Teorema"},
+    "ko": {"그림", "연습", "정리"},
+}
+
+
+def caption_numbers(html: str) -> dict[str, list[str]]:
+    """The numbered captions of a page, by their word: {"Fig.": ["2.1", "2.2"], ...}."""
+    found: dict[str, list[str]] = {}
+    for word, number in re.findall(r'<span class="caption-number">(\S+) ([\d.]+)\s*</span>', html):
+        found.setdefault(word, []).append(number)
+    return found
+
+
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_captions_count_from_one_in_the_page_language(docname):
+    chapter = int(CHAPTER.match(docname)["number"])
+    captions = caption_numbers((HTML / f"{docname}.html").read_text(encoding="utf-8"))
+    assert set(captions) <= CAPTION_WORDS[page_language(docname)], captions
+    assert captions, "every chapter has numbered exercises"
+    for numbers in captions.values():
+        assert numbers == [f"{chapter}.{n}" for n in range(1, len(numbers) + 1)], captions
+
+
+def test_caption_numbers_reads_what_sphinx_writes():
+    html = '<span class="caption-number">그림 2.1 </span><span class="caption-number">연습 2.1 </span>'
+    assert caption_numbers(html) == {"그림": ["2.1"], "연습": ["2.1"]}
+
+
+def test_heading_number_reads_what_sphinx_writes():
+    html = '<h1><span class="section-number">12. </span>Title<a class="headerlink" href="#t">#</a></h1>'
+    assert heading_number(html) == "12."
+    assert heading_number("<h1>Title</h1>") is None
