@@ -70,3 +70,13 @@ def test_heading_number_reads_what_sphinx_writes():
     html = '<h1><span class="section-number">12. </span>Title<a class="headerlink" href="#t">#</a></h1>'
     assert heading_number(html) == "12."
     assert heading_number("<h1>Title</h1>") is None
+
+
+PROOF_WORDS = {"en": "Proof.", "id": "Bukti.", "ko": "증명."}
+
+
+@pytest.mark.parametrize("lang", sorted(PROOF_WORDS))
+def test_proofs_begin_with_the_edition_word(lang):
+    html = (HTML / "book" / lang / "05_rotation.html").read_text(encoding="utf-8")
+    openings = re.findall(r'<div class="proof admonition" id="proof">\s*<p>(\S+)', html)
+    assert openings and set(openings) == {PROOF_WORDS[lang]}, openings

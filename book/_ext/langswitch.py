@@ -18,6 +18,7 @@ from importlib import resources
 
 import sphinx.locale
 from bs4 import BeautifulSoup
+from docutils import nodes
 from sphinx.builders.html._assets import _JavaScript
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
@@ -41,6 +42,7 @@ TOGGLE_LABEL = {
     "id": "Tampilkan atau sembunyikan bab",
     "ko": "장 목록 펼치기 또는 접기",
 }
+PROOF_WORD = {"en": "Proof", "id": "Bukti", "ko": "증명"}
 TOGGLE_HINTS = {"toggleHintShow": "Click to show", "toggleHintHide": "Click to hide"}
 # Figure and exercise captions ("Fig. 2.1"): numfig format -> (catalog, message).
 NUMFIG_MESSAGES = {
@@ -206,6 +208,13 @@ class UseLanguageOfDocument(SphinxPostTransform):
         lang = use_language(self.app, self.env.docname)
         # Read by the HTML writer when it numbers figures and exercises.
         self.config.numfig_format = self.app.langswitch_numfig[lang]
+        # sphinx-proof writes the English word into the text itself, where no catalog reaches it.
+        for proof in self.document.findall(nodes.admonition):
+            if "proof" in proof["classes"] and PROOF_WORD[lang] != "Proof":
+                for text in proof.findall(nodes.Text):
+                    if text.startswith("Proof. "):
+                        text.parent.replace(text, nodes.Text(PROOF_WORD[lang] + text[len("Proof") :]))
+                    break
 
 
 def translate_toggle_hints(script_files, lang_catalogs):
