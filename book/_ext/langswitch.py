@@ -260,6 +260,10 @@ def add_language_context(app, pagename, templatename, context, doctree):
     context["script_files"][:] = translate_toggle_hints(
         context["script_files"], app.langswitch_catalogs[lang]
     )
+    # Reading order runs through the editions one after another; stay inside this one.
+    for neighbour in ("prev", "next"):
+        if (context.get(neighbour) or {}).get("link", "").startswith("../"):
+            context[neighbour] = None
     context["language_switch_label"] = SWITCH_LABEL[lang]
     context["language_links"] = [
         {"lang": other, "label": label, "url": context["pathto"](f"book/{other}/{rest}")}
