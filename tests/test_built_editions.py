@@ -80,3 +80,16 @@ def test_proofs_begin_with_the_edition_word(lang):
     html = (HTML / "book" / lang / "05_rotation.html").read_text(encoding="utf-8")
     openings = re.findall(r'<div class="proof admonition" id="proof">\s*<p>(\S+)', html)
     assert openings and set(openings) == {PROOF_WORDS[lang]}, openings
+
+
+EDITION_PAGES = [
+    name for name in toc_docnames() if page_language(name) != "en" or name.startswith("book/en/")
+]
+
+
+@pytest.mark.parametrize("docname", EDITION_PAGES)
+def test_previous_and_next_stay_in_the_edition(docname):
+    html = (HTML / f"{docname}.html").read_text(encoding="utf-8")
+    targets = re.findall(r'<a class="(?:left-prev|right-next)"[^>]*href="([^"]*)"', html)
+    assert targets, "every page of an edition has a previous or a next page"
+    assert all(not target.startswith("../") for target in targets), targets
