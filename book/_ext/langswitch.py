@@ -251,8 +251,8 @@ def number_from_one_in_each_edition(app, env):
 
 def add_language_context(app, pagename, templatename, context, doctree):
     lang = use_language(app, pagename)
-    rest = split_edition(pagename)[1]
-    if split_edition(pagename)[0] is None:
+    edition, rest = split_edition(pagename)
+    if edition is None:
         return
     context["language"] = lang
     # In place: the list is the builder's own, which extensions such as MathJax append to later
