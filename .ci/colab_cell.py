@@ -22,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 import yaml
+from notebook_files import notebooks
 
 ROOT = Path(__file__).resolve().parent.parent
 TAG = "colab"
@@ -74,16 +75,6 @@ def apply(notebook, source: str) -> bool:
     first_code = [i for i, other in enumerate(notebook.cells) if code and other is code[0]]
     notebook.cells.insert(first_code[0] if first_code else len(notebook.cells), cell)
     return True
-
-
-def notebooks(paths: list[Path]) -> list[Path]:
-    found = []
-    for path in paths:
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-        else:
-            found.append(path)
-    return found
 
 
 def main(argv: list[str] | None = None) -> int:

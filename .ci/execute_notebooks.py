@@ -1,4 +1,4 @@
-"""Re-run every notebook under the given folders in place, top to bottom.
+"""Re-run the given notebooks, and every notebook under the given folders, in place, top to bottom.
 
 Used by ``make execute``. Timing metadata and the Python patch version are
 not stored, so running it twice on an unchanged tree leaves ``git diff`` empty.
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from notebook_files import notebooks
 
 KERNEL_NAME = "python3"
 
@@ -50,14 +51,8 @@ def execute(path: Path) -> None:
     nbformat.write(notebook, path)
 
 
-def main(folders: list[str]) -> None:
-    notebooks = sorted(
-        path
-        for folder in folders
-        for path in Path(folder).rglob("*.ipynb")
-        if ".ipynb_checkpoints" not in path.parts
-    )
-    for path in notebooks:
+def main(paths: list[str]) -> None:
+    for path in notebooks(paths):
         print(f"executing {path}", flush=True)
         execute(path)
 

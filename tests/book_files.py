@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
+import sys
 from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
-NOTEBOOKS = sorted(p for p in BOOK.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+# The kernel every notebook of the book names in its metadata.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
 def ci_script(name: str) -> ModuleType:
-    """Import ``.ci/<name>.py``, which is a script, not part of an installed package."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / ".ci" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """Import ``.ci/<name>.py``: the scripts there are not a package, and import each other by name."""
+    if str(ROOT / ".ci") not in sys.path:
+        sys.path.insert(0, str(ROOT / ".ci"))
+    return importlib.import_module(name)
+
+
+NOTEBOOKS = ci_script("notebook_files").notebooks([BOOK])
