@@ -19,7 +19,7 @@ import types
 
 import nbformat
 import pytest
-from book_files import BOOK, NOTEBOOKS, ROOT, ci_script
+from book_files import BOOK, KERNELSPEC, NOTEBOOKS, ROOT, ci_script
 from IPython.core.inputtransformer2 import TransformerManager
 from test_notebooks import problems
 
@@ -89,7 +89,7 @@ def executed_notebook():
     return nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_markdown_cell("# Title"), lang, shown],
         metadata={
-            "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+            "kernelspec": KERNELSPEC,
             "language_info": {"name": "python"},
         },
     )

@@ -1,7 +1,7 @@
 """The notebook runner behind `make execute` (.ci/execute_notebooks.py)."""
 
 import nbformat
-from book_files import ci_script
+from book_files import KERNELSPEC, ci_script
 
 execute_notebooks = ci_script("execute_notebooks")
 
@@ -23,11 +23,7 @@ def test_consecutive_chunks_of_one_stream_are_joined():
 
 
 def test_executing_twice_gives_the_same_notebook(tmp_path):
-    notebook = nbformat.v4.new_notebook(
-        metadata={
-            "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-        }
-    )
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": KERNELSPEC})
     notebook.cells = [nbformat.v4.new_code_cell("for i in range(3):\n    print(i)\n1 + 1")]
     path = tmp_path / "demo.ipynb"
     nbformat.write(notebook, path)

@@ -12,10 +12,8 @@ import re
 
 import nbformat
 import pytest
-from book_files import BOOK, NOTEBOOKS
+from book_files import BOOK, KERNELSPEC, NOTEBOOKS
 from IPython.core.inputtransformer2 import TransformerManager
-
-KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 ABSOLUTE_PATH = re.compile(r"(?<![\w.])(/(home|root|tmp|usr|opt|work|Users|var)/|[A-Za-z]:\\\\)")
 MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")

@@ -14,10 +14,10 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from site_helpers import toc_docnames
+from book_files import BOOK, ROOT, ci_script
 
-ROOT = Path(__file__).resolve().parent.parent
-BOOK = ROOT / "book"
+files_of = ci_script("toc_for_language").files_of
+
 LANGS = ("en", "id", "ko")
 LANG_SUFFIX = re.compile(r"-(en|id|ko)$")
 LABEL = re.compile(r"^\((?P<label>[\w-]+)\)=\s*$", re.M)
@@ -25,10 +25,6 @@ OPTION_LABEL = re.compile(r"^:label:\s*(?P<label>[\w-]+)\s*$", re.M)
 REFERENCE = re.compile(r"\{(?:ref|numref|prf:ref)\}`(?:[^`<]*<)?(?P<label>[\w-]+)>?`")
 DIRECTIVE = re.compile(r"^(?::{3,}|`{3,})\{(?P<name>exercise|solution-start|solution-end|prf:\w+)\}", re.M)
 FENCE = re.compile(r"^(`{3,}|~{3,})")
-
-
-def part_files(entries) -> set[str]:
-    return {name for entry in entries for name in [entry["file"], *part_files(entry.get("sections", []))]}
 
 
 def edition_files(lang):
@@ -109,7 +105,7 @@ def test_toc_has_one_part_per_language_with_the_same_files():
     assert len(parts) == len(LANGS)
     listed = []
     for lang, part in zip(LANGS, parts, strict=True):
-        files = [name for name in toc_docnames() if name in part_files(part["chapters"])]
+        files = files_of(part["chapters"])
         assert all(file.startswith(f"book/{lang}/") for file in files), (lang, files)
         listed.append([file.removeprefix(f"book/{lang}/") for file in files])
         on_disk = {Path(name).stem for name in edition_files(lang)}
