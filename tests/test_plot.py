@@ -1,14 +1,24 @@
+import logging
+import re
 import warnings
 
 import matplotlib
+import numpy as np
 import pytest
 from matplotlib import font_manager
+from matplotlib.text import Text
 
 matplotlib.use("Agg")
 
 from posenc import plot
+from posenc.encoding import sinusoidal_encoding
 
-FIGURES = [plot.heatmap, plot.waves, plot.wavelengths, plot.dot_products, plot.circle]
+
+def split_heatmap(*args, **kwargs):
+    return plot.heatmap(*args, layout="split", **kwargs)
+
+
+FIGURES = [plot.heatmap, split_heatmap, plot.waves, plot.wavelengths, plot.dot_products, plot.circle]
 
 
 @pytest.mark.parametrize("draw", FIGURES)
@@ -56,3 +66,64 @@ def test_bad_figure_arguments():
         plot.waves(d_model=16, dims=(3, 16))
     with pytest.raises(ValueError, match="d_model must be even"):
         plot.heatmap(d_model=9)
+
+
+def texts_of(fig) -> list[str]:
+    """Every non-empty text of a drawn figure: titles, axis and tick labels, legends."""
+    fig.canvas.draw()
+    return [text.get_text() for text in fig.findobj(Text) if text.get_text()]
+
+
+@pytest.mark.parametrize("draw", FIGURES)
+@pytest.mark.parametrize("lang", plot.LANGUAGES)
+def test_symbols_are_written_in_mathtext(draw, lang):
+    for text in texts_of(draw(lang=lang)):
+        outside_math = re.sub(r"\$[^$]*\$", "", text)
+        assert "ω" not in text and "·" not in text, text
+        assert "_" not in outside_math and "\\" not in outside_math, text
+
+
+@pytest.mark.parametrize("draw", FIGURES)
+@pytest.mark.parametrize("lang", plot.LANGUAGES)
+def test_every_glyph_is_found(draw, lang, caplog):
+    # A label mixing Hangul and mathtext draws its words in one font; a missing
+    # glyph is only logged by matplotlib, not warned, so listen to the log.
+    with caplog.at_level(logging.WARNING, logger="matplotlib"):
+        texts_of(draw(lang=lang))
+    assert not [record.getMessage() for record in caplog.records]
+
+
+def test_korean_titles_use_korean_terms():
+    assert "위치 인코딩" in plot.heatmap(lang="ko").axes[0].get_title()
+    assert "위치 인코딩" in split_heatmap(lang="ko").axes[0].get_title()
+    assert plot.circle(pair=0, lang="ko").axes[0].get_title().startswith("0번 쌍:")
+    for draw in FIGURES:
+        assert not re.search(r"[A-Za-z]{4,}", re.sub(r"\$[^$]*\$", "", draw(lang="ko").axes[0].get_title()))
+
+
+def test_split_heatmap_puts_sines_then_cosines():
+    num_positions, d_model = 10, 8
+    table = sinusoidal_encoding(num_positions, d_model)
+    interleaved = plot.heatmap(num_positions, d_model).axes[0].images[0].get_array()
+    split = plot.heatmap(num_positions, d_model, layout="split").axes[0].images[0].get_array()
+    np.testing.assert_array_equal(interleaved, table)
+    # Row 0 is sin(0) = 0 for every pair, then cos(0) = 1 for every pair.
+    np.testing.assert_array_equal(split[0], [0, 0, 0, 0, 1, 1, 1, 1])
+    for i in range(d_model // 2):
+        np.testing.assert_array_equal(split[:, i], table[:, 2 * i])
+        np.testing.assert_array_equal(split[:, d_model // 2 + i], table[:, 2 * i + 1])
+
+
+def test_split_heatmap_labels_pairs_and_blocks():
+    fig = plot.heatmap(16, 8, layout="split")
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["0", "1", "2", "3"] * 2
+    (top,) = ax.child_axes  # the secondary x axis that names the two blocks
+    blocks = [label.get_text() for label in top.get_xticklabels()]
+    assert blocks == [r"$\sin(\mathrm{pos}\,\omega_{i})$", r"$\cos(\mathrm{pos}\,\omega_{i})$"]
+
+
+def test_bad_heatmap_layout():
+    with pytest.raises(ValueError, match=r"layout must be one of \('interleaved', 'split'\), got 'barcode'"):
+        plot.heatmap(layout="barcode")

@@ -13,6 +13,7 @@ from importlib import resources
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import font_manager
+from matplotlib.text import Text
 
 from posenc._checks import check_d_model, check_int
 from posenc.encoding import frequencies, sinusoidal_encoding
@@ -26,56 +27,78 @@ font_manager.fontManager.addfont(str(_FONT_FILE))
 # DejaVu Sans draws Latin letters and the minus sign; NanumGothic fills in Hangul.
 plt.rcParams["font.family"] = ["DejaVu Sans", "NanumGothic"]
 
+# Titles and axis labels use matplotlib's mathtext ($...$) for symbols, so that
+# omega_i, d_model and the like render as in the text. Templates are filled in
+# with str.format, hence the doubled braces inside the mathtext.
 _LABELS = {
     "en": {
         "heatmap": "Sinusoidal positional encoding",
-        "position": "position (pos)",
+        "heatmap_split": "Sinusoidal positional encoding: sine columns left, cosine columns right",
+        "position": r"position ($\mathrm{pos}$)",
         "dimension": "dimension (column)",
         "value": "value",
         "waves": "Selected dimensions as waves over position",
         "dim": "dimension {j}",
-        "wavelengths": "Wavelength of each frequency pair (d_model = {d})",
-        "pair": "pair index i",
+        "wavelengths": r"Wavelength $2\pi/\omega_i$ of each frequency pair ($d_{{\mathrm{{model}}}} = {d}$)",
+        "pair": r"pair index $i$",
         "wavelength": "wavelength (positions, log scale)",
-        "dots": "PE(p) · PE(p + k) depends only on the offset k",
-        "offset": "offset k",
+        "dots": r"$\mathrm{{PE}}(p) \cdot \mathrm{{PE}}(p + k)$ depends only on the offset $k$",
+        "offset": r"offset $k$",
         "dot": "dot product",
-        "p": "p = {p}",
-        "circle": "Pair i = {i}: one step of pos turns the point by ω_{i}",
+        "p": r"$p = {p}$",
+        "circle": (
+            r"Pair $i = {i}$: each time $\mathrm{{pos}}$ grows by 1,"  # two lines: the figure is narrow
+            "\n"
+            r"the point turns by $\omega_{{{i}}}$"
+        ),
     },
     "id": {
         "heatmap": "Positional encoding sinusoidal",
-        "position": "posisi (pos)",
+        "heatmap_split": "Positional encoding sinusoidal: kolom sinus di kiri, kosinus di kanan",
+        "position": r"posisi ($\mathrm{pos}$)",
         "dimension": "dimensi (kolom)",
         "value": "nilai",
         "waves": "Beberapa dimensi sebagai gelombang terhadap posisi",
         "dim": "dimensi {j}",
-        "wavelengths": "Panjang gelombang tiap pasangan frekuensi (d_model = {d})",
-        "pair": "indeks pasangan i",
+        "wavelengths": (
+            r"Panjang gelombang $2\pi/\omega_i$ tiap pasangan frekuensi ($d_{{\mathrm{{model}}}} = {d}$)"
+        ),
+        "pair": r"indeks pasangan $i$",
         "wavelength": "panjang gelombang (posisi, skala log)",
-        "dots": "PE(p) · PE(p + k) hanya bergantung pada selisih k",
-        "offset": "selisih k",
+        "dots": r"$\mathrm{{PE}}(p) \cdot \mathrm{{PE}}(p + k)$ hanya bergantung pada selisih $k$",
+        "offset": r"selisih $k$",
         "dot": "hasil kali titik",
-        "p": "p = {p}",
-        "circle": "Pasangan i = {i}: tiap langkah pos memutar titik sebesar ω_{i}",
+        "p": r"$p = {p}$",
+        "circle": (
+            r"Pasangan $i = {i}$: setiap $\mathrm{{pos}}$ bertambah 1,"
+            "\n"
+            r"titik berputar sebesar $\omega_{{{i}}}$"
+        ),
     },
     "ko": {
-        "heatmap": "사인파 positional encoding",
-        "position": "위치 (pos)",
+        "heatmap": "사인파 위치 인코딩",
+        "heatmap_split": "사인파 위치 인코딩: 왼쪽은 사인 열, 오른쪽은 코사인 열",
+        "position": r"위치 ($\mathrm{pos}$)",
         "dimension": "차원 (열)",
         "value": "값",
         "waves": "위치에 따른 몇몇 차원의 파형",
         "dim": "{j}번 차원",
-        "wavelengths": "주파수 쌍별 파장 (d_model = {d})",
-        "pair": "쌍 번호 i",
+        "wavelengths": r"주파수 쌍별 파장 $2\pi/\omega_i$ ($d_{{\mathrm{{model}}}} = {d}$)",
+        "pair": r"쌍 번호 $i$",
         "wavelength": "파장 (위치 단위, 로그 눈금)",
-        "dots": "PE(p) · PE(p + k)는 간격 k에만 의존한다",
-        "offset": "간격 k",
+        "dots": r"$\mathrm{{PE}}(p) \cdot \mathrm{{PE}}(p + k)$는 간격 $k$에만 달려 있다",
+        "offset": r"간격 $k$",
         "dot": "내적",
-        "p": "p = {p}",
-        "circle": "{i}번째 쌍: pos가 1 늘 때마다 점이 ω_{i}만큼 회전한다",
+        "p": r"$p = {p}$",
+        "circle": r"{i}번 쌍: $\mathrm{{pos}}$가 1 늘 때마다 점이 $\omega_{{{i}}}$만큼 돈다",
     },
 }
+
+# Axis labels of the circle figure and of the two blocks of the split heatmap:
+# pure mathtext, the same in every language.
+_SIN = r"$\sin(\mathrm{{pos}}\,\omega_{{{i}}})$"
+_COS = r"$\cos(\mathrm{{pos}}\,\omega_{{{i}}})$"
+_LAYOUTS = ("interleaved", "split")
 
 
 def _labels(lang: str) -> dict:
@@ -84,20 +107,69 @@ def _labels(lang: str) -> dict:
     return _LABELS[lang]
 
 
+def _has_hangul(text: str) -> bool:
+    return any("\uac00" <= ch <= "\ud7a3" for ch in text)
+
+
 def _finish(fig):
+    # Plain text falls back from font to font, but a text with mathtext draws
+    # its words in the first family only. A Korean label mixing Hangul with
+    # mathtext therefore needs NanumGothic first; other texts keep DejaVu Sans
+    # and its minus sign, which NanumGothic lacks.
+    for label in fig.findobj(Text):
+        if _has_hangul(label.get_text()):
+            label.set_fontfamily(["NanumGothic", "DejaVu Sans"])
     fig.tight_layout()
     plt.close(fig)
     return fig
 
 
-def heatmap(num_positions: int = 64, d_model: int = 128, *, lang: str = "en"):
-    """Heatmap of the table: positions down, dimensions across."""
+def heatmap(num_positions: int = 64, d_model: int = 128, *, layout: str = "interleaved", lang: str = "en"):
+    """Heatmap of the table: positions down, dimensions across.
+
+    Parameters
+    ----------
+    num_positions : int, default 64
+        Number of rows, ``pos = 0 ... num_positions - 1``.
+    d_model : int, default 128
+        Width of the encoding; a positive even integer.
+    layout : {"interleaved", "split"}, default "interleaved"
+        ``"interleaved"`` draws the columns in the table's order, sine and
+        cosine alternating. ``"split"`` draws the ``d_model / 2`` sine columns
+        first and the ``d_model / 2`` cosine columns after them, both in
+        pair order ``i = 0, 1, ...``, with a line between the two blocks.
+    lang : {"en", "id", "ko"}, default "en"
+        Language of the title and labels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     text = _labels(lang)
+    if layout not in _LAYOUTS:
+        raise ValueError(f"layout must be one of {_LAYOUTS}, got {layout!r}")
     table = sinusoidal_encoding(num_positions, d_model)
+    half = d_model // 2
+    if layout == "split":
+        # Neighbouring columns of the table alternate between two different
+        # functions, which reads as a barcode; grouping them shows each
+        # function's smooth change from fast (left) to slow (right).
+        table = np.hstack([table[:, 0::2], table[:, 1::2]])
     fig, ax = plt.subplots(figsize=(8, 4))
     image = ax.imshow(table, aspect="auto", cmap="RdBu", vmin=-1, vmax=1, interpolation="nearest")
     fig.colorbar(image, ax=ax, label=text["value"])
-    ax.set(title=text["heatmap"], xlabel=text["dimension"], ylabel=text["position"])
+    if layout == "interleaved":
+        ax.set(title=text["heatmap"], xlabel=text["dimension"], ylabel=text["position"])
+        return _finish(fig)
+    ax.axvline(half - 0.5, color="black", linewidth=1.5)
+    # Bottom axis: the pair index i, restarting at 0 in the cosine block.
+    step = max(1, half // 4)
+    ticks = np.arange(0, half, step)
+    ax.set_xticks(np.concatenate([ticks, half + ticks]), labels=[str(i) for i in ticks] * 2)
+    top = ax.secondary_xaxis("top")
+    top.set_xticks([(half - 1) / 2, half + (half - 1) / 2], labels=[_SIN.format(i="i"), _COS.format(i="i")])
+    top.tick_params(length=0)
+    ax.set(title=text["heatmap_split"], xlabel=text["pair"], ylabel=text["position"])
     return _finish(fig)
 
 
@@ -143,7 +215,7 @@ def dot_products(d_model: int = 128, max_offset: int = 50, positions=(0, 20, 70)
     for n, p in enumerate(positions):
         dots = table[p + offsets] @ table[p]
         ax.plot(offsets, dots, styles[n % len(styles)], linewidth=2, label=text["p"].format(p=p))
-    ax.set(title=text["dots"], xlabel=text["offset"], ylabel=text["dot"])
+    ax.set(title=text["dots"].format(), xlabel=text["offset"], ylabel=text["dot"])
     ax.legend()
     return _finish(fig)
 
@@ -165,8 +237,8 @@ def circle(pair: int = 0, d_model: int = 8, num_positions: int = 6, *, lang: str
         ax.annotate(f"pos={pos}", (x, y), textcoords="offset points", xytext=(6, 4), fontsize="small")
     ax.set(
         title=text["circle"].format(i=pair),
-        xlabel=f"sin(pos·ω_{pair})",
-        ylabel=f"cos(pos·ω_{pair})",
+        xlabel=_SIN.format(i=pair),
+        ylabel=_COS.format(i=pair),
         aspect="equal",
         xlim=(-1.3, 1.3),
         ylim=(-1.3, 1.3),
