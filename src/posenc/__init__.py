@@ -1,11 +1,23 @@
-"""Helpers for the book on sinusoidal positional encoding.
+"""Helpers for the book on positional encoding.
 
 ``import posenc`` loads NumPy only. The PyTorch modules live in
 :mod:`posenc.nn` and the figures in :mod:`posenc.plot`.
 """
 
-from posenc.encoding import frequencies, sinusoidal_encoding
+from posenc.encoding import cos_sin_table, frequencies, sinusoidal_encoding
+from posenc.relative import alibi_bias, alibi_slopes, t5_relative_bucket
+from posenc.rope import apply_rope, rope_frequencies
 from posenc.rotation import rotation_matrix
 
-__all__ = ["frequencies", "rotation_matrix", "sinusoidal_encoding"]
+__all__ = [
+    "alibi_bias",
+    "alibi_slopes",
+    "apply_rope",
+    "cos_sin_table",
+    "frequencies",
+    "rope_frequencies",
+    "rotation_matrix",
+    "sinusoidal_encoding",
+    "t5_relative_bucket",
+]
 __version__ = "0.1.0"

@@ -12,7 +12,7 @@ import numpy as np
 
 from posenc._checks import check_base, check_d_model, check_float_dtype, check_int
 
-__all__ = ["frequencies", "sinusoidal_encoding"]
+__all__ = ["cos_sin_table", "frequencies", "sinusoidal_encoding"]
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -94,14 +94,88 @@ def sinusoidal_encoding(
     omega = frequencies(d_model, base)
     dtype = check_float_dtype(dtype)
 
-    block = max(1, math.isqrt(num_positions))
-    num_blocks = -(-num_positions // block)
-    fine = np.exp(-1j * np.outer(np.arange(block), omega))
-    coarse = 1j * np.exp(-1j * np.outer(np.arange(num_blocks) * block, omega))
-
     # The complex type whose (real, imag) halves have the requested precision;
     # float16 has no complex partner and is rounded from complex64 at the end.
     complex_dtype = np.result_type(dtype, np.complex64)
+    pairs = _angle_addition(num_positions, omega, offset=0, complex_dtype=complex_dtype, sinusoid=True)
+    table = pairs.view(np.finfo(complex_dtype).dtype)
+    return table.astype(dtype, copy=False)
+
+
+def cos_sin_table(num_positions: int, frequencies, *, offset: int = 0, dtype=np.float64):
+    """Accurate ``cos`` and ``sin`` of ``pos * frequencies`` for consecutive positions.
+
+    Parameters
+    ----------
+    num_positions : int
+        Number of positions (rows), ``pos = offset ... offset + num_positions - 1``; >= 0.
+    frequencies : array_like
+        One-dimensional array of finite angular frequencies (radians per position).
+    offset : int, default 0
+        First position; an integer >= 0.
+    dtype : numpy floating dtype, default numpy.float64
+        Type of the returned tables.
+
+    Returns
+    -------
+    cos, sin : numpy.ndarray
+        Two C-contiguous arrays of shape ``(num_positions, len(frequencies))``:
+        ``cos[t, i] = cos((offset + t) * frequencies[i])``, and likewise ``sin``.
+
+    Notes
+    -----
+    The same angle addition as :func:`sinusoidal_encoding`: every angle is split
+    as ``(offset + q * block) + r``, the two factors are evaluated in float64 and
+    each entry is one complex product rounded once into ``dtype``. In float32 the
+    error stays at float32 rounding (below 1e-7) up to 10^6 positions, where a
+    float32 angle ``pos * omega`` is already off by about 0.03 radians.
+
+    Examples
+    --------
+    >>> cos, sin = cos_sin_table(2, [1.0, 0.5], offset=1)
+    >>> cos
+    array([[ 0.54030231,  0.87758256],
+           [-0.41614684,  0.54030231]])
+    """
+    num_positions = check_int("num_positions", num_positions)
+    offset = check_int("offset", offset)
+    omega = _check_frequency_array(frequencies)
+    dtype = check_float_dtype(dtype)
+    complex_dtype = np.result_type(dtype, np.complex64)
+    pairs = _angle_addition(num_positions, omega, offset=offset, complex_dtype=complex_dtype, sinusoid=False)
+    return pairs.real.astype(dtype), pairs.imag.astype(dtype)
+
+
+def _check_frequency_array(frequencies) -> np.ndarray:
+    """Return ``frequencies`` as a one-dimensional float64 array of finite numbers."""
+    try:
+        omega = np.asarray(frequencies, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"frequencies must be an array of real numbers, got {frequencies!r}") from error
+    if omega.ndim != 1:
+        raise ValueError(f"frequencies must be one-dimensional, got shape {omega.shape}")
+    if not np.isfinite(omega).all():
+        raise ValueError("frequencies must be finite")
+    return omega
+
+
+def _angle_addition(num_positions, omega, *, offset, complex_dtype, sinusoid):
+    """Unit complex numbers of the angles ``pos * omega``, by angle addition.
+
+    Returns an array of shape ``(num_positions, omega.size)`` and type
+    ``complex_dtype`` for ``pos = offset + t``. With ``sinusoid=False`` the
+    entries are ``exp(1j * pos * omega) = cos + 1j sin``, whose product with a
+    pair ``x_2i + 1j x_2i+1`` is the RoPE rotation; with ``sinusoid=True`` they
+    are ``1j * exp(-1j * pos * omega) = sin + 1j cos``, whose float view is a row
+    of :func:`sinusoidal_encoding`. See its Notes for why this is accurate.
+    """
+    # Spelled as before the refactor, so sinusoidal_encoding's bits do not move.
+    sign, phase = (-1j, 1j) if sinusoid else (1j, 1)
+    block = max(1, math.isqrt(num_positions))
+    num_blocks = -(-num_positions // block)
+    fine = np.exp(sign * np.outer(np.arange(block), omega))
+    coarse = phase * np.exp(sign * np.outer(offset + np.arange(num_blocks) * block, omega))
+
     pairs = np.empty((num_blocks * block, omega.size), complex_dtype)
     np.multiply(
         coarse[:, np.newaxis, :],
@@ -109,5 +183,4 @@ def sinusoidal_encoding(
         out=pairs.reshape(num_blocks, block, omega.size),
         casting="same_kind",
     )
-    table = pairs[:num_positions].view(np.finfo(complex_dtype).dtype)
-    return table.astype(dtype, copy=False)
+    return pairs[:num_positions]
