@@ -8,6 +8,7 @@ from posenc.encoding import cos_sin_table, frequencies, sinusoidal_encoding
 from posenc.relative import alibi_bias, alibi_slopes, t5_relative_bucket
 from posenc.rope import apply_rope, rope_frequencies
 from posenc.rotation import rotation_matrix
+from posenc.scaling import scaled_frequencies, yarn_attention_factor
 
 __all__ = [
     "alibi_bias",
@@ -17,7 +18,9 @@ __all__ = [
     "frequencies",
     "rope_frequencies",
     "rotation_matrix",
+    "scaled_frequencies",
     "sinusoidal_encoding",
     "t5_relative_bucket",
+    "yarn_attention_factor",
 ]
 __version__ = "0.1.0"
