@@ -1,10 +1,25 @@
-"""Benchmark ``sinusoidal_encoding`` against the straightforward formulas.
+"""Benchmark the tables and RoPE of ``posenc`` against the formulas as usually published.
 
-Run ``python -m posenc.bench``. It prints, for each table size, the median
-time of each method, its ratio to ``sinusoidal_encoding(..., float32)``, its
-ratio to the memory floor (filling an array of the same size), and its max
-error against the float64 formula. Targets at (65536, 512): at least 8x
-faster than the float64 NumPy formula and at most 5x the fill floor.
+Run ``python -m posenc.bench`` (``--quick`` for small sizes). Three parts:
+
+1. ``sinusoidal_encoding``: for each table size, the median time of each
+   method, its ratio to ``sinusoidal_encoding(..., float32)``, its ratio to
+   the memory floor (filling an array of the same size), and its max error
+   against the float64 formula. Targets at (65536, 512): at least 8x faster
+   than the float64 NumPy formula and at most 5x the fill floor.
+2. RoPE on queries of shape (heads 8, seq 8192, dim 128), float32:
+   ``posenc.apply_rope`` and ``posenc.nn.RotaryEmbedding`` against the widely
+   published formula (float32 angles = positions x inverse frequencies, then
+   cos/sin, then ``rotate_half``), with each method's max error against
+   float64 at positions up to 2**20. Targets: the module no slower than the
+   formula (ratio <= 1.0), and an error at least 1e4 times smaller.
+3. RoPE cos/sin tables at 2**17 and 2**20 positions, head dim 128:
+   ``posenc.cos_sin_table`` against the published float32 recipe and the same
+   recipe in bfloat16. Targets: no slower than the float32 recipe at 2**17,
+   an error at least 1e4 times smaller at 2**20.
+
+Times are the CPU time of the process, with torch limited to one thread like
+NumPy, so that other programs on a shared machine do not skew the ratios.
 """
 
 from __future__ import annotations
@@ -16,12 +31,27 @@ import time
 
 import numpy as np
 
-from posenc.encoding import sinusoidal_encoding
+from posenc.encoding import cos_sin_table, frequencies, sinusoidal_encoding
+from posenc.rope import apply_rope
 
 SIZES = ((8192, 512), (65536, 512))
 TARGET_SIZE = (65536, 512)
 TARGET_SPEEDUP = 8.0
 TARGET_FLOOR_RATIO = 5.0
+
+ROPE_SHAPE = (8, 8192, 128)  # (heads, seq_len, head_dim)
+ROPE_LAST_POSITION = 2**20  # the error is measured on positions up to this one
+TABLE_SIZES = (2**17, 2**20)
+TABLE_DIM = 128
+TARGET_TIME_RATIO = 1.0
+TARGET_ERROR_GAIN = 1e4
+QUICK = {
+    "SIZES": ((1024, 64), (4096, 64)),
+    "TARGET_SIZE": (4096, 64),
+    "ROPE_SHAPE": (2, 512, 64),
+    "ROPE_LAST_POSITION": 2**16,
+    "TABLE_SIZES": (2**12, 2**14),
+}
 
 
 def numpy_formula(num_positions, d_model):
@@ -65,23 +95,224 @@ METHODS = {
 }
 
 
-def median_seconds(function, size, repeats):
-    function(*size)  # warm-up: imports, caches
+def rotate_half(x):
+    """Llama's ``rotate_half``: ``(x1, x2) -> (-x2, x1)`` on the two halves."""
+    import torch
+
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def published_rope(x, offset=0, base=10000.0):
+    """RoPE as widely published (GPT-NeoX, Llama): float32 angles, cos/sin, ``rotate_half``."""
+    import torch
+
+    dim = x.shape[-1]
+    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    position = torch.arange(offset, offset + x.shape[-2]).float()
+    freqs = torch.outer(position, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return x * emb.cos() + rotate_half(x) * emb.sin()
+
+
+def published_tables(num_positions, dim, dtype=None, base=10000.0):
+    """The published cos/sin tables of shape ``(num_positions, dim)``, in float32 or ``dtype``.
+
+    With ``dtype=torch.bfloat16`` every step runs in bfloat16, as when the
+    positions and inverse frequencies are cast to the model's type.
+    """
+    import torch
+
+    dtype = torch.float32 if dtype is None else dtype
+    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    position = torch.arange(num_positions).to(dtype)
+    freqs = torch.outer(position, inv_freq.to(dtype))
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos(), emb.sin()
+
+
+def reference_rope(x, offset=0, base=10000.0):
+    """Half-layout RoPE in float64 NumPy, every angle in float64."""
+    x = np.asarray(x, dtype=np.float64)
+    half = x.shape[-1] // 2
+    angle = (offset + np.arange(x.shape[-2]))[:, np.newaxis] * frequencies(x.shape[-1], base)
+    cos, sin = np.cos(angle), np.sin(angle)
+    first, second = x[..., :half], x[..., half:]
+    return np.concatenate((first * cos - second * sin, first * sin + second * cos), axis=-1)
+
+
+def reference_tables(num_positions, dim, base=10000.0):
+    """cos and sin of every angle in float64, shape ``(num_positions, dim // 2)``."""
+    angle = np.arange(num_positions)[:, np.newaxis] * frequencies(dim, base)
+    return np.cos(angle), np.sin(angle)
+
+
+def timed(function, args, repeats, *, warm_up=True):
+    """Median CPU seconds of ``function(*args)`` over ``repeats`` runs, and the last result."""
+    if warm_up:
+        function(*args)  # imports, caches, first-touch page faults
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
-        function(*size)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        start = time.process_time()
+        result = function(*args)
+        times.append(time.process_time() - start)
+    return statistics.median(times), result
+
+
+def median_seconds(function, size, repeats):
+    return timed(function, size, repeats)[0]
+
+
+def table_errors(tables, theta, rows=2**16):
+    """Max error of each ``(cos, sin)`` pair of tables against float64, ``rows`` positions at a time."""
+    errors = dict.fromkeys(tables, 0.0)
+    num_positions = len(next(iter(tables.values()))[0])
+    for start in range(0, num_positions, rows):
+        angle = np.arange(start, min(start + rows, num_positions))[:, np.newaxis] * theta
+        reference = np.cos(angle), np.sin(angle)
+        for name, pair in tables.items():
+            for table, exact in zip(pair, reference, strict=True):
+                chunk = table[start : start + rows].astype(np.float64)
+                errors[name] = max(errors[name], float(np.abs(chunk - exact).max()))
+    return errors
+
+
+def _met(flag):
+    return "met" if flag else "NOT met"
+
+
+def bench_rope(repeats, shape=None, last_position=None):
+    """Part 2: RoPE on one batch of queries; returns whether both targets are met."""
+    import torch
+
+    from posenc.nn import RotaryEmbedding
+
+    shape = ROPE_SHAPE if shape is None else shape
+    last_position = ROPE_LAST_POSITION if last_position is None else last_position
+    _, seq_len, dim = shape
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    x_torch = torch.from_numpy(x)
+    far = last_position - seq_len + 1  # rows at positions far ... last_position
+    modules = {
+        layout: RotaryEmbedding(dim, last_position + 1, layout=layout) for layout in ("half", "interleaved")
+    }
+    # The interleaved methods see the same numbers, with the halves interleaved.
+    perm = np.argsort(np.concatenate((np.arange(0, dim, 2), np.arange(1, dim, 2))))
+    x_inter = np.ascontiguousarray(x[..., perm])
+    methods = {
+        "published formula (torch)": (lambda offset: published_rope(x_torch, offset), "half"),
+        "RotaryEmbedding, half": (lambda offset: modules["half"](x_torch, offset), "half"),
+        "RotaryEmbedding, interleaved": (
+            lambda offset: modules["interleaved"](torch.from_numpy(x_inter), offset),
+            "interleaved",
+        ),
+        "apply_rope, half": (lambda offset: apply_rope(x, offset=offset, layout="half"), "half"),
+        "apply_rope, interleaved": (lambda offset: apply_rope(x_inter, offset=offset), "interleaved"),
+    }
+    reference = reference_rope(x, far)
+    seconds, errors = {}, {}
+    with torch.inference_mode():
+        for name, (function, layout) in methods.items():
+            seconds[name] = median_seconds(function, (0,), repeats)
+            out = np.asarray(function(far), dtype=np.float64)
+            if layout == "interleaved":
+                out = out[..., np.argsort(perm)]
+            errors[name] = np.abs(out - reference).max()
+
+    formula = "published formula (torch)"
+    print(f"\nRoPE on (heads, seq_len, dim) = {shape}, float32, median of {repeats} runs at positions")
+    print(f"0 ... {seq_len - 1}; max error against float64 at positions {far} ... {last_position}")
+    print(f"{'method':<30}{'ms':>9}{'x formula':>11}{'max error':>12}{'error gain':>12}")
+    for name in methods:
+        print(
+            f"{name:<30}{seconds[name] * 1e3:>9.1f}{seconds[name] / seconds[formula]:>11.2f}"
+            f"{errors[name]:>12.2e}{errors[formula] / errors[name]:>12.3g}"
+        )
+    ratio = max(seconds[f"RotaryEmbedding, {layout}"] for layout in modules) / seconds[formula]
+    gain = errors[formula] / max(errors[name] for name in methods if name != formula)
+    time_met, error_met = ratio <= TARGET_TIME_RATIO, gain >= TARGET_ERROR_GAIN
+    print(
+        f"target: RotaryEmbedding no slower than the published formula at seq_len {seq_len} "
+        f"(ratio <= {TARGET_TIME_RATIO:g}; got {ratio:.2f} for the slower layout): {_met(time_met)}"
+    )
+    print(
+        f"target: error >= {TARGET_ERROR_GAIN:.0e} x smaller than the formula's up to position "
+        f"{last_position} (got {gain:.3g} x for the least accurate posenc method): {_met(error_met)}"
+    )
+    return time_met and error_met
+
+
+def bench_tables(repeats, sizes=None):
+    """Part 3: RoPE cos/sin tables; returns whether both targets are met."""
+    import torch
+
+    sizes = TABLE_SIZES if sizes is None else sizes
+    half = TABLE_DIM // 2
+    theta = frequencies(TABLE_DIM)
+    methods = {
+        "posenc cos_sin_table": lambda n: cos_sin_table(n, theta, dtype=np.float32),
+        "published recipe float32": lambda n: published_tables(n, TABLE_DIM),
+        "published recipe bfloat16": lambda n: published_tables(n, TABLE_DIM, torch.bfloat16),
+    }
+    met_all = True
+    for num_positions in sizes:
+        # The largest tables take seconds per run: one run each keeps the benchmark short.
+        big = num_positions > 2**17
+        runs = 1 if big else repeats
+        seconds, tables = {}, {}
+        for name, fn in methods.items():
+            seconds[name], (cos, sin) = timed(fn, (num_positions,), runs, warm_up=not big)
+            # The recipe repeats its columns (cat); its first half is the table proper.
+            tables[name] = tuple(np.asarray(torch.as_tensor(t)[:, :half].float()) for t in (cos, sin))
+            del cos, sin
+        errors = table_errors(tables, theta)
+        del tables
+        recipe = "published recipe float32"
+        print(
+            f"\nRoPE cos/sin tables for {num_positions} positions, head dim {TABLE_DIM}, median of {runs} "
+            f"runs\n(posenc: two ({num_positions}, {half}) tables; the recipe: two ({num_positions}, "
+            f"{TABLE_DIM}), as published)"
+        )
+        print(f"{'method':<30}{'ms':>9}{'x recipe':>10}{'max error':>12}")
+        for name in methods:
+            ratio = seconds[name] / seconds[recipe]
+            print(f"{name:<30}{seconds[name] * 1e3:>9.1f}{ratio:>10.2f}{errors[name]:>12.2e}")
+        ours = "posenc cos_sin_table"
+        if num_positions == sizes[0]:
+            ratio = seconds[ours] / seconds[recipe]
+            met = ratio <= TARGET_TIME_RATIO
+            print(
+                f"target: posenc no slower than the float32 recipe at {num_positions} positions "
+                f"(ratio <= {TARGET_TIME_RATIO:g}; got {ratio:.2f}): {_met(met)}"
+            )
+            met_all &= met
+        if num_positions == sizes[-1]:
+            gain = errors[recipe] / errors[ours]
+            met = gain >= TARGET_ERROR_GAIN
+            print(
+                f"target: error >= {TARGET_ERROR_GAIN:.0e} x smaller than the float32 recipe at "
+                f"{num_positions} positions (got {gain:.3g} x): {_met(met)}"
+            )
+            met_all &= met
+    return met_all
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7, help="timed runs per method (default 7)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per method (default 5)")
+    parser.add_argument("--quick", action="store_true", help="small sizes, to check that it runs")
     args = parser.parse_args(argv)
+    sizes = {"SIZES": SIZES, "TARGET_SIZE": TARGET_SIZE, "ROPE_SHAPE": ROPE_SHAPE}
+    sizes |= {"ROPE_LAST_POSITION": ROPE_LAST_POSITION, "TABLE_SIZES": TABLE_SIZES}
+    if args.quick:
+        sizes |= QUICK
+        print("quick run: small sizes, so the targets below are not the real ones")
 
+    import torch
+
+    torch.set_num_threads(1)  # NumPy uses one thread; so does torch, for a fair ratio
     met_all = True
-    for size in SIZES:
+    for size in sizes["SIZES"]:
         reference = numpy_formula(*size)
         seconds = {name: median_seconds(fn, size, args.repeats) for name, fn in METHODS.items()}
         ours, floor = seconds["posenc float32"], seconds["fill (memory floor)"]
@@ -93,7 +324,7 @@ def main(argv=None):
                 f"{name:<24}{seconds[name] * 1e3:>9.1f}{seconds[name] / ours:>10.2f}"
                 f"{seconds[name] / floor:>9.2f}{error:>12}"
             )
-        if size == TARGET_SIZE:
+        if size == sizes["TARGET_SIZE"]:
             speedup = seconds["numpy float64 formula"] / ours
             floor_ratio = ours / floor
             met = speedup >= TARGET_SPEEDUP and floor_ratio <= TARGET_FLOOR_RATIO
@@ -101,8 +332,10 @@ def main(argv=None):
             print(
                 f"target: >= {TARGET_SPEEDUP:g}x faster than the numpy formula (got {speedup:.1f}x), "
                 f"<= {TARGET_FLOOR_RATIO:g}x the fill floor (got {floor_ratio:.1f}x): "
-                f"{'met' if met else 'NOT met'}"
+                f"{_met(met)}"
             )
+    met_all &= bench_rope(args.repeats, sizes["ROPE_SHAPE"], sizes["ROPE_LAST_POSITION"])
+    met_all &= bench_tables(args.repeats, sizes["TABLE_SIZES"])
     return 0 if met_all else 1
 
 

@@ -97,7 +97,8 @@ def sinusoidal_encoding(
     # The complex type whose (real, imag) halves have the requested precision;
     # float16 has no complex partner and is rounded from complex64 at the end.
     complex_dtype = np.result_type(dtype, np.complex64)
-    pairs = _angle_addition(num_positions, omega, offset=0, complex_dtype=complex_dtype, sinusoid=True)
+    pairs = np.empty((num_positions, omega.size), complex_dtype)
+    _angle_addition(omega, offset=0, sinusoid=True, out=pairs)
     table = pairs.view(np.finfo(complex_dtype).dtype)
     return table.astype(dtype, copy=False)
 
@@ -141,9 +142,10 @@ def cos_sin_table(num_positions: int, frequencies, *, offset: int = 0, dtype=np.
     offset = check_int("offset", offset)
     omega = _check_frequency_array(frequencies)
     dtype = check_float_dtype(dtype)
-    complex_dtype = np.result_type(dtype, np.complex64)
-    pairs = _angle_addition(num_positions, omega, offset=offset, complex_dtype=complex_dtype, sinusoid=False)
-    return pairs.real.astype(dtype), pairs.imag.astype(dtype)
+    cos = np.empty((num_positions, omega.size), dtype)
+    sin = np.empty_like(cos)
+    _angle_addition(omega, offset=offset, sinusoid=False, out=(cos, sin))
+    return cos, sin
 
 
 def _check_frequency_array(frequencies) -> np.ndarray:
@@ -159,16 +161,20 @@ def _check_frequency_array(frequencies) -> np.ndarray:
     return omega
 
 
-def _angle_addition(num_positions, omega, *, offset, complex_dtype, sinusoid):
-    """Unit complex numbers of the angles ``pos * omega``, by angle addition.
+def _angle_addition(omega, *, offset, sinusoid, out):
+    """Fill ``out`` with the unit complex numbers of the angles ``pos * omega``.
 
-    Returns an array of shape ``(num_positions, omega.size)`` and type
-    ``complex_dtype`` for ``pos = offset + t``. With ``sinusoid=False`` the
-    entries are ``exp(1j * pos * omega) = cos + 1j sin``, whose product with a
-    pair ``x_2i + 1j x_2i+1`` is the RoPE rotation; with ``sinusoid=True`` they
-    are ``1j * exp(-1j * pos * omega) = sin + 1j cos``, whose float view is a row
-    of :func:`sinusoidal_encoding`. See its Notes for why this is accurate.
+    Row ``t`` of ``out`` is position ``pos = offset + t``. ``out`` is either one
+    complex array of shape ``(num_positions, omega.size)`` or a pair ``(real,
+    imag)`` of real arrays of that shape; each entry is rounded once into it.
+    With ``sinusoid=False`` the numbers are ``exp(1j * pos * omega) = cos + 1j
+    sin``, whose product with a pair ``x_2i + 1j x_2i+1`` is the RoPE rotation;
+    with ``sinusoid=True`` they are ``1j * exp(-1j * pos * omega) = sin + 1j
+    cos``, whose float view is a row of :func:`sinusoidal_encoding`. See its
+    Notes for why this is accurate. Returns ``out``.
     """
+    split = isinstance(out, tuple)
+    num_positions = (out[0] if split else out).shape[0]
     # Spelled as before the refactor, so sinusoidal_encoding's bits do not move.
     sign, phase = (-1j, 1j) if sinusoid else (1j, 1)
     block = max(1, math.isqrt(num_positions))
@@ -176,11 +182,15 @@ def _angle_addition(num_positions, omega, *, offset, complex_dtype, sinusoid):
     fine = np.exp(sign * np.outer(np.arange(block), omega))
     coarse = phase * np.exp(sign * np.outer(offset + np.arange(num_blocks) * block, omega))
 
-    pairs = np.empty((num_blocks * block, omega.size), complex_dtype)
-    np.multiply(
-        coarse[:, np.newaxis, :],
-        fine[np.newaxis, :, :],
-        out=pairs.reshape(num_blocks, block, omega.size),
-        casting="same_kind",
-    )
-    return pairs[:num_positions]
+    # One block of rows at a time: the float64 product stays in cache.
+    product = np.empty_like(fine) if split else None
+    for q in range(num_blocks):
+        start = q * block
+        stop = min(start + block, num_positions)
+        if split:
+            chunk = np.multiply(coarse[q], fine[: stop - start], out=product[: stop - start])
+            np.copyto(out[0][start:stop], chunk.real, casting="same_kind")
+            np.copyto(out[1][start:stop], chunk.imag, casting="same_kind")
+        else:
+            np.multiply(coarse[q], fine[: stop - start], out=out[start:stop], casting="same_kind")
+    return out

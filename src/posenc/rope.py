@@ -133,7 +133,8 @@ def apply_rope(
     # float16 has no complex partner: work in complex64 and round at the end.
     complex_dtype = np.result_type(x.dtype, np.complex64)
     work_dtype = np.finfo(complex_dtype).dtype
-    rotation = _angle_addition(seq_len, theta, offset=offset, complex_dtype=complex_dtype, sinusoid=False)
+    rotation = np.empty((seq_len, theta.size), complex_dtype)
+    _angle_addition(theta, offset=offset, sinusoid=False, out=rotation)
     if layout == "interleaved":
         # Pair (x_2i, x_2i+1) read as the complex number x_2i + 1j x_2i+1: one
         # complex product by cos + 1j sin is exactly the rotation above.
