@@ -10,7 +10,7 @@ from matplotlib.text import Text
 
 matplotlib.use("Agg")
 
-from posenc import plot
+from posenc import alibi_bias, plot, rope_decay_bound, scaled_frequencies, t5_relative_bucket
 from posenc.encoding import sinusoidal_encoding
 
 
@@ -19,6 +19,8 @@ def split_heatmap(*args, **kwargs):
 
 
 FIGURES = [plot.heatmap, split_heatmap, plot.waves, plot.wavelengths, plot.dot_products, plot.circle]
+# Chapters 6 and 7: relative positions, RoPE, context extension.
+FIGURES += [plot.rope_decay, plot.alibi, plot.t5_buckets, plot.scaling_ratios]
 
 
 @pytest.mark.parametrize("draw", FIGURES)
@@ -127,3 +129,58 @@ def test_split_heatmap_labels_pairs_and_blocks():
 def test_bad_heatmap_layout():
     with pytest.raises(ValueError, match=r"layout must be one of \('interleaved', 'split'\), got 'barcode'"):
         plot.heatmap(layout="barcode")
+
+
+def test_rope_decay_draws_the_bound():
+    (line,) = plot.rope_decay(dim=32, max_distance=100, base=500.0).axes[0].get_lines()
+    np.testing.assert_array_equal(line.get_xdata(), np.arange(101))
+    np.testing.assert_array_equal(line.get_ydata(), rope_decay_bound(100, 32, base=500.0))
+
+
+def test_alibi_draws_the_chosen_heads_with_the_future_masked():
+    fig = plot.alibi(num_heads=12, seq_len=6, heads=(0, 11))
+    bias = alibi_bias(12, 6)
+    for ax, h in zip(fig.axes, (0, 11), strict=False):
+        shown = ax.images[0].get_array()
+        lower = np.tril_indices(6)
+        np.testing.assert_array_equal(np.asarray(shown)[lower], bias[h][lower])
+        # Keys after the query are masked (blank), as a causal model masks them.
+        assert np.ma.getmaskarray(shown)[np.triu_indices(6, 1)].all()
+    # Head 11 of 12 has the paper's slope 2**-3.5, the fourth of the extra slopes.
+    assert "m = 0.08839" in fig.axes[1].get_title()
+    full = plot.alibi(num_heads=4, seq_len=5, heads=(1,), causal=False).axes[0].images[0].get_array()
+    np.testing.assert_array_equal(full, alibi_bias(4, 5)[1])
+
+
+def test_t5_buckets_draws_both_directions():
+    lines = plot.t5_buckets(span=50, num_buckets=16, max_distance=32).axes[0].get_lines()
+    steps = [line for line in lines if len(line.get_xdata()) > 2]
+    relative = np.arange(-50, 51)
+    for line, bidirectional in zip(steps, (True, False), strict=True):
+        np.testing.assert_array_equal(line.get_xdata(), relative)
+        expected = t5_relative_bucket(relative, bidirectional=bidirectional, num_buckets=16, max_distance=32)
+        np.testing.assert_array_equal(line.get_ydata(), expected)
+
+
+def test_scaling_ratios_draws_every_method():
+    lines = plot.scaling_ratios(dim=64, factor=4.0, original_max_position=2048).axes[0].get_lines()
+    curves = [line for line in lines if len(line.get_xdata()) == 32]
+    theta = 10000.0 ** (-np.arange(0, 64, 2) / 64)
+    for line, method in zip(curves, ("linear", "ntk", "yarn"), strict=True):
+        expected = scaled_frequencies(64, 4.0, method=method, original_max_position=2048) / theta
+        np.testing.assert_allclose(line.get_ydata(), expected, rtol=1e-12)
+
+
+def test_bad_arguments_of_the_new_figures():
+    with pytest.raises(ValueError, match=r"heads must be a non-empty list of head indices < num_heads=4"):
+        plot.alibi(num_heads=4, heads=(1, 4))
+    with pytest.raises(ValueError, match="num_heads must be >= 1"):
+        plot.alibi(num_heads=0)
+    with pytest.raises(ValueError, match="span must be >= 1"):
+        plot.t5_buckets(span=0)
+    with pytest.raises(ValueError, match="max_distance must be larger than the exact range"):
+        plot.t5_buckets(max_distance=8)
+    with pytest.raises(ValueError, match="factor must be > 1"):
+        plot.scaling_ratios(factor=1.0)
+    with pytest.raises(ValueError, match="dim must be even"):
+        plot.rope_decay(dim=7)

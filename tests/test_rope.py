@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from posenc import apply_rope, cos_sin_table, rope_frequencies, sinusoidal_encoding
+from posenc import apply_rope, cos_sin_table, rope_decay_bound, rope_frequencies, sinusoidal_encoding
 
 
 def rotate_entrywise(x, offset, layout, theta):
@@ -229,3 +229,31 @@ def test_integer_input_is_rejected():
 def test_helpers_reject_bad_input(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+def test_decay_bound_is_the_mean_of_the_partial_sums():
+    dim, max_distance = 16, 40
+    bound = rope_decay_bound(max_distance, dim, base=100.0)
+    theta = default_theta(dim, 100.0)
+    for r in range(max_distance + 1):
+        terms = [complex(math.cos(r * t), math.sin(r * t)) for t in theta]
+        partial_sums = [sum(terms[:j]) for j in range(1, dim // 2 + 1)]
+        assert bound[r] == pytest.approx(sum(abs(s) for s in partial_sums) / (dim // 2), rel=1e-12)
+    assert bound[0] == (dim // 2 + 1) / 2
+
+
+def test_decay_bound_decays_and_bounds_the_score():
+    dim = 128
+    bound = rope_decay_bound(2000, dim)
+    assert bound[0] == 32.5
+    # Oscillating, but on average lower in each decade of distance than in the one before.
+    decades = [bound[lo : 10 * lo].mean() for lo in (1, 10, 100)]
+    assert decades[0] > decades[1] > decades[2] > bound[1000:].mean()
+    # The bound holds for actual rotated queries and keys (RoFormer's Abel summation).
+    rng = np.random.default_rng(9)
+    q, k = rng.standard_normal((2, 1, dim))
+    h = (q[0, 0::2] + 1j * q[0, 1::2]) * (k[0, 0::2] - 1j * k[0, 1::2])
+    slack = np.abs(np.diff(np.append(h, 0))).max() * (dim // 2)
+    for r in (0, 10, 300, 1999):
+        score = (apply_rope(q, offset=r) @ k.T).item()
+        assert abs(score) <= slack * bound[r] + 1e-9

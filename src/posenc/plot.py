@@ -17,8 +17,22 @@ from matplotlib.text import Text
 
 from posenc._checks import check_d_model, check_int
 from posenc.encoding import frequencies, sinusoidal_encoding
+from posenc.relative import alibi_bias, alibi_slopes, t5_relative_bucket
+from posenc.rope import rope_decay_bound, rope_frequencies
+from posenc.scaling import SCALING_METHODS, scaled_frequencies
 
-__all__ = ["LANGUAGES", "circle", "dot_products", "heatmap", "wavelengths", "waves"]
+__all__ = [
+    "LANGUAGES",
+    "alibi",
+    "circle",
+    "dot_products",
+    "heatmap",
+    "rope_decay",
+    "scaling_ratios",
+    "t5_buckets",
+    "wavelengths",
+    "waves",
+]
 
 LANGUAGES = ("en", "id", "ko")
 
@@ -243,4 +257,180 @@ def circle(pair: int = 0, d_model: int = 8, num_positions: int = 6, *, lang: str
         xlim=(-1.3, 1.3),
         ylim=(-1.3, 1.3),
     )
+    return _finish(fig)
+
+
+# Figures of the chapters on relative positions, RoPE and long context.
+_LABELS["en"].update(
+    {
+        "decay": r"Long-term decay of RoPE: the bound on the score ($d = {d}$)",
+        "distance": r"relative distance $m - n$",
+        "bound": r"relative bound $\frac{{1}}{{d/2}}\sum_j |S_j|$",
+        "alibi": r"ALiBi: the bias $-m\,|i - j|$ added to the attention logits",
+        "alibi_head": r"head {h}, slope $m = {m:.4g}$",
+        "query": r"query position $i$",
+        "key": r"key position $j$",
+        "bias": "bias",
+        "t5": "T5 relative position buckets ({n} buckets, max distance {m})",
+        "relative": r"relative position $j - i$ (key minus query)",
+        "bucket": "bucket",
+        "bidirectional": "encoder (bidirectional)",
+        "unidirectional": "decoder (causal)",
+        "scaling": r"Rescaled frequencies $\theta'_i/\theta_i$ for a context $s = {s:g}$ times longer",
+        "ratio": r"$\theta'_i/\theta_i$",
+        "linear": "position interpolation (linear)",
+        "ntk": "NTK-aware",
+        "yarn": r"YaRN ($L = {L}$)",
+    }
+)
+_LABELS["id"].update(
+    {
+        "decay": r"Peluruhan jangka panjang RoPE: batas atas skor ($d = {d}$)",
+        "distance": r"jarak relatif $m - n$",
+        "bound": r"batas relatif $\frac{{1}}{{d/2}}\sum_j |S_j|$",
+        "alibi": r"ALiBi: bias $-m\,|i - j|$ yang ditambahkan ke logit attention",
+        "alibi_head": r"head {h}, kemiringan $m = {m:.4g}$",
+        "query": r"posisi query $i$",
+        "key": r"posisi key $j$",
+        "bias": "bias",
+        "t5": "Bucket posisi relatif T5 ({n} bucket, jarak maksimum {m})",
+        "relative": r"posisi relatif $j - i$ (key dikurangi query)",
+        "bucket": "bucket",
+        "bidirectional": "encoder (dua arah)",
+        "unidirectional": "decoder (kausal)",
+        "scaling": r"Frekuensi baru $\theta'_i/\theta_i$ untuk konteks $s = {s:g}$ kali lebih panjang",
+        "ratio": r"$\theta'_i/\theta_i$",
+        "linear": "interpolasi posisi (linear)",
+        "ntk": "NTK-aware",
+        "yarn": r"YaRN ($L = {L}$)",
+    }
+)
+_LABELS["ko"].update(
+    {
+        "decay": r"회전 위치 임베딩의 장거리 감쇠: 점수의 상한 ($d = {d}$)",
+        "distance": r"상대 거리 $m - n$",
+        "bound": r"상대 상한 $\frac{{1}}{{d/2}}\sum_j |S_j|$",
+        "alibi": r"ALiBi: 어텐션 로짓에 더하는 편향 $-m\,|i - j|$",
+        "alibi_head": r"헤드 {h}, 기울기 $m = {m:.4g}$",
+        "query": r"쿼리 위치 $i$",
+        "key": r"키 위치 $j$",
+        "bias": "편향",
+        "t5": "T5의 상대 위치 버킷 (버킷 {n}개, 최대 거리 {m})",
+        "relative": r"상대 위치 $j - i$ (키 위치에서 쿼리 위치를 뺀 값)",
+        "bucket": "버킷",
+        "bidirectional": "인코더 (양방향)",
+        "unidirectional": "디코더 (인과적)",
+        "scaling": r"문맥을 $s = {s:g}$배로 늘릴 때 바뀐 주파수 $\theta'_i/\theta_i$",
+        "ratio": r"$\theta'_i/\theta_i$",
+        "linear": "위치 보간 (linear)",
+        "ntk": "NTK-aware",
+        "yarn": r"YaRN ($L = {L}$)",
+    }
+)
+
+
+def rope_decay(dim: int = 128, max_distance: int = 256, *, base: float = 10000.0, lang: str = "en"):
+    """RoFormer's bound on the RoPE score against the relative distance.
+
+    Plots :func:`posenc.rope_decay_bound`: the mean of ``|S_j|`` over the
+    ``dim / 2`` partial sums ``S_j = sum_{k<j} exp(1j r theta_k)``, for
+    ``r = 0 ... max_distance``.
+    """
+    text = _labels(lang)
+    bound = rope_decay_bound(max_distance, dim, base=base)
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.plot(np.arange(bound.size), bound, linewidth=1.5)
+    ax.set(
+        title=text["decay"].format(d=dim),
+        xlabel=text["distance"],
+        ylabel=text["bound"].format(),
+        xlim=(0, bound.size - 1),
+        ylim=(0, None),
+    )
+    return _finish(fig)
+
+
+def alibi(num_heads: int = 8, seq_len: int = 12, heads=(0, 3, 7), *, causal: bool = True, lang: str = "en"):
+    """ALiBi's bias matrices ``-m_h |i - j|`` for a few heads ``h``, side by side.
+
+    With ``causal=True`` the keys after the query (``j > i``), which a causal
+    model masks, are left blank.
+    """
+    text = _labels(lang)
+    bias = alibi_bias(num_heads, seq_len)
+    slopes = alibi_slopes(num_heads)
+    heads = [check_int("heads", h) for h in heads]
+    if not heads or max(heads) >= num_heads:
+        raise ValueError(
+            f"heads must be a non-empty list of head indices < num_heads={num_heads}, got {heads}"
+        )
+    # One more, narrow column of the grid holds the colour bar that all panels share.
+    fig, axes = plt.subplots(
+        1,
+        len(heads) + 1,
+        figsize=(3.2 * len(heads) + 1, 4.2),
+        gridspec_kw={"width_ratios": [1] * len(heads) + [0.08]},
+        squeeze=False,
+    )
+    lowest = min(bias[h].min() for h in heads)
+    for ax, h in zip(axes[0], heads, strict=False):
+        shown = bias[h].copy()
+        if causal:
+            shown[np.triu_indices(seq_len, 1)] = np.nan
+        image = ax.imshow(shown, cmap="viridis", vmin=lowest, vmax=0, interpolation="nearest")
+        ax.set(title=text["alibi_head"].format(h=h, m=slopes[h]), xlabel=text["key"])
+    axes[0, 0].set_ylabel(text["query"])
+    fig.colorbar(image, cax=axes[0, -1], label=text["bias"])
+    fig.suptitle(text["alibi"])
+    _finish(fig)
+    fig.subplots_adjust(top=0.8)  # tight_layout leaves no room for the suptitle above the panel titles
+    return fig
+
+
+def t5_buckets(span: int = 200, *, num_buckets: int = 32, max_distance: int = 128, lang: str = "en"):
+    """T5's bucket of each relative position ``-span ... span``, encoder and decoder."""
+    text = _labels(lang)
+    span = check_int("span", span, minimum=1)
+    relative = np.arange(-span, span + 1)
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for bidirectional, style in ((True, "-"), (False, "--")):
+        buckets = t5_relative_bucket(
+            relative, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+        )
+        label = text["bidirectional" if bidirectional else "unidirectional"]
+        ax.step(relative, buckets, style, where="mid", linewidth=1.5, label=label)
+    # Beyond max_distance every position shares the last bucket of its side.
+    for edge in (-max_distance, max_distance):
+        if edge in relative:
+            ax.axvline(edge, color="grey", linewidth=0.8, linestyle=":")
+    ax.set(
+        title=text["t5"].format(n=num_buckets, m=max_distance), xlabel=text["relative"], ylabel=text["bucket"]
+    )
+    ax.legend()
+    return _finish(fig)
+
+
+def scaling_ratios(
+    dim: int = 128,
+    factor: float = 8.0,
+    *,
+    base: float = 10000.0,
+    original_max_position: int = 4096,
+    lang: str = "en",
+):
+    """``theta'_i / theta_i`` per pair ``i`` for each method of :func:`posenc.scaled_frequencies`."""
+    text = _labels(lang)
+    theta = rope_frequencies(dim, base)
+    pairs = np.arange(theta.size)
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for method, style in zip(SCALING_METHODS, ("-", "--", "-."), strict=True):
+        scaled = scaled_frequencies(
+            dim, factor, method=method, base=base, original_max_position=original_max_position
+        )
+        ax.plot(pairs, scaled / theta, style, linewidth=2, label=text[method].format(L=original_max_position))
+    # 1: the frequency is kept; 1/s: it is interpolated.
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.axhline(1.0 / factor, color="grey", linewidth=0.8, linestyle=":")
+    ax.set(title=text["scaling"].format(s=factor), xlabel=text["pair"], ylabel=text["ratio"], ylim=(0, 1.08))
+    ax.legend()
     return _finish(fig)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from posenc._checks import check_base, check_int
-from posenc.encoding import _angle_addition, _check_frequency_array
+from posenc.encoding import _angle_addition, _check_frequency_array, cos_sin_table
 from posenc.encoding import frequencies as _base_frequencies
 
-__all__ = ["LAYOUTS", "apply_rope", "rope_frequencies"]
+__all__ = ["LAYOUTS", "apply_rope", "rope_decay_bound", "rope_frequencies"]
 
 LAYOUTS = ("interleaved", "half")
 
@@ -146,3 +146,45 @@ def apply_rope(
         cos, sin = rotation.real, rotation.imag
         rotated = np.concatenate((first * cos - second * sin, first * sin + second * cos), axis=-1)
     return rotated.astype(x.dtype, copy=False)
+
+
+def rope_decay_bound(max_distance: int, dim: int, *, base: float = 10000.0, frequencies=None) -> np.ndarray:
+    """RoFormer's long-term decay: the relative bound on the RoPE score at each distance.
+
+    Parameters
+    ----------
+    max_distance : int
+        Largest relative distance ``r = m - n``, >= 0.
+    dim : int
+        Head dimension; a positive even integer.
+    base : float, default 10000.0
+        Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
+    frequencies : array_like, optional
+        ``dim // 2`` finite frequencies > 0 to use instead of ``base``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 array of length ``max_distance + 1``: for ``r = 0 ... max_distance``,
+        ``(1 / (dim/2)) * sum_{j=1}^{dim/2} |S_j|`` with
+        ``S_j = sum_{k=0}^{j-1} exp(1j * r * theta_k)``.
+
+    Notes
+    -----
+    Su et al. (2021, section 3.4.3) write the score of a rotated query at
+    ``m`` and key at ``n`` as ``Re sum_i h_i exp(1j (m - n) theta_i)`` over the
+    pairs, and sum by parts (Abel): it is at most
+    ``max_i |h_{i+1} - h_i| * sum_j |S_j|``. The mean of ``|S_j|`` is returned;
+    it starts at ``(dim/2 + 1) / 2`` for ``r = 0`` and, with oscillations,
+    decays as the distance grows.
+
+    Examples
+    --------
+    >>> rope_decay_bound(2, 4)
+    array([1.5       , 1.37996871, 1.04868986])
+    """
+    max_distance = check_int("max_distance", max_distance)
+    theta = rope_frequencies(dim, base, frequencies)
+    cos, sin = cos_sin_table(max_distance + 1, theta)
+    partial_sums = np.cumsum(cos + 1j * sin, axis=1)  # S_1 ... S_{dim/2} for every distance
+    return np.abs(partial_sums).mean(axis=1)
