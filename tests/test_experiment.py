@@ -240,10 +240,38 @@ def test_bad_run_input_names_the_argument():
 def test_sweep_prints_one_line_per_run_and_the_table_shows_every_variant(capsys):
     results = ex.sweep(["order"], ["none", "learned"], steps=2)
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 and lines[0].startswith("order     none") and "32:   --" in lines[1]
+    assert len(lines) == 2 and lines[0].startswith("order     none") and "32:     --" in lines[1]
+    expected = [
+        word for length in (16, 32, 64) for word in (f"{length}:", ex.band(results[0].accuracy[length]))
+    ]
+    assert lines[0].split()[2:] == expected
     table = ex.format_table(results).splitlines()
     assert "order" in table[0] and table[1].split() == ["length", "|", "16", "32", "64"]
     assert table[-1].startswith("learned") and table[-1].count("--") == 2
+    percent = ex.format_table(results, percent=True).splitlines()
+    assert percent[-2].split()[2] == f"{round(100 * results[0].accuracy[16])}%"
+
+
+@pytest.mark.parametrize(
+    ("accuracy", "name"),
+    [
+        (0.0, "chance"),
+        (0.5, "chance"),
+        (0.6499, "chance"),
+        (0.65, "partly"),
+        (0.8499, "partly"),
+        (0.85, "solved"),
+        (1.0, "solved"),
+        (None, "--"),
+    ],
+)
+def test_bands_have_the_documented_edges(accuracy, name):
+    assert ex.band(accuracy) == name
+
+
+def test_band_rejects_what_is_not_a_number():
+    with pytest.raises(TypeError, match="accuracy"):
+        ex.band("high")
 
 
 def test_bench_prints_times_and_the_table(capsys):
