@@ -14,8 +14,9 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
+# One Sphinx build per edition (en, id, ko) into _build/html/<lang>/, the landing page, the search index.
 book: $(BIN)/.installed
-	$(BIN)/jupyter-book build --warningiserror --nitpick --keep-going .
+	$(BIN)/python .ci/build_site.py
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests .ci book/_ext
@@ -26,14 +27,10 @@ test: lint book
 execute: $(BIN)/.installed
 	$(BIN)/python .ci/execute_notebooks.py book
 
-# One edition alone, e.g. `make edition EDITION=ko`: its index page is the root of a site built into
-# _build/edition-ko/_build/html, from the part of _toc.yml for that language.
+# One edition alone, e.g. `make edition EDITION=ko`: rebuilds _build/html/ko/ (and the search index).
 EDITION ?= en
 edition: $(BIN)/.installed
-	mkdir -p _build/edition-$(EDITION)
-	$(BIN)/python .ci/toc_for_language.py $(EDITION) > _build/edition-$(EDITION)/_toc.yml
-	$(BIN)/jupyter-book build --warningiserror --nitpick --keep-going \
-		--toc _build/edition-$(EDITION)/_toc.yml --path-output _build/edition-$(EDITION) .
+	$(BIN)/python .ci/build_site.py $(EDITION)
 
 serve: book
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000

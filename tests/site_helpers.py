@@ -80,8 +80,24 @@ def toc_docnames(toc: Path = TOC) -> list[str]:
     return names
 
 
+# Pages every edition's build writes besides those of the TOC.
+GENERATED_PAGES = ("search", "genindex", "404")
+
+
+def site_docnames(toc: Path = TOC) -> list[str]:
+    """Every page a reader can land on: the TOC's, then each edition's search, index and 404 pages."""
+    names = toc_docnames(toc)
+    return names + [f"book/{lang}/{page}" for lang in editions(names) for page in GENERATED_PAGES]
+
+
 def _docname(file: str) -> str:
-    return re.sub(r"\.(md|ipynb)$", "", file.strip("/"))
+    return re.sub(r"\.(md|ipynb|html)$", "", file.strip("/"))
+
+
+def site_path(docname: str) -> str:
+    """Where the build writes a page: book/<lang>/<rest> -> <lang>/<rest>.html; landing: index.html."""
+    match = EDITION.match(docname)
+    return f"{match['lang']}/{match['rest']}.html" if match else "index.html"
 
 
 def page_language(docname: str) -> str:
@@ -111,13 +127,14 @@ def screenshot_name(docname: str) -> str:
 
 
 def docname_of_url(url: str, base_url: str) -> str | None:
-    """The docname an URL on the local server points to, or None for another origin."""
+    """The docname an URL on the local server points to (``<lang>/x.html`` -> ``book/<lang>/x``), or None."""
     if not url.startswith(base_url):
         return None
     path = unquote(urlsplit(url).path)[len(urlsplit(base_url).path) :]
     if path == "" or path.endswith("/"):
         path += "index.html"
-    return re.sub(r"\.html$", "", path)
+    path = re.sub(r"\.html$", "", path)
+    return "book/index" if path == "index" else f"book/{path}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -184,6 +201,7 @@ class PageReport:
     switch_links: list[dict] = field(default_factory=list)
     hangul: dict | None = None
     axe_violations: list[dict] | None = None
+    ui_strings: list[str] = field(default_factory=list)
     screenshot: Path | None = None
 
 
@@ -210,6 +228,41 @@ async () => {
     switchLinks: [...document.querySelectorAll('a.lang-switch')].map(a => ({
       hreflang: a.getAttribute('hreflang'), href: a.href, text: a.textContent.trim()})),
   };
+}
+"""
+
+# The words of the page's interface: every accessible name and tooltip (alt, aria-label, title,
+# placeholder, the copy button's data-tooltip) and every text outside the article (header, sidebars,
+# footer, previous/next), plus the article's own interface words (captions, admonition titles,
+# buttons, toggles). Code, outputs and math are left out.
+UI_STRINGS_JS = """
+() => {
+  const skip = 'script, style, template, noscript, pre, code, .highlight, .cell_output, .output, .math, '
+    + 'mjx-container';
+  const found = [];
+  // With JavaScript on, a <noscript> holds its markup as text: what a reader without it would read.
+  for (const el of document.querySelectorAll('noscript')) {
+    const text = el.textContent.replace(/<[^>]*>/g, ' ').replace(/\\s+/g, ' ').trim();
+    if (text) found.push(text);
+  }
+  for (const el of document.querySelectorAll('[alt], [aria-label], [title], [placeholder], [data-tooltip]')) {
+    if (el.closest(skip)) continue;
+    for (const name of ['alt', 'aria-label', 'title', 'placeholder', 'data-tooltip']) {
+      const value = el.getAttribute(name);
+      if (value && value.trim()) found.push(`${name}="${value.trim()}"`);
+    }
+  }
+  const article = document.querySelector('article.bd-article');
+  const ui = '.caption-number, .admonition-title, summary, button, .sd-summary-title, .toggle-button';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement, text = node.data.trim();
+    if (!text || !parent || parent.closest(skip)) continue;
+    if (article && article.contains(parent) && !parent.closest(ui)) continue;
+    found.push(text);
+  }
+  found.push(`<title> ${document.title}`);
+  return found;
 }
 """
 
@@ -285,7 +338,7 @@ def visit(
     axe: bool = False,
 ) -> PageReport:
     """Load one page as a reader with no internet would, and record everything the checks need."""
-    path = path if path is not None else f"{docname}.html"
+    path = path if path is not None else site_path(docname)
     report = PageReport(docname=docname, url=base_url + path, base_url=base_url)
     page = watched_page(context, report)
     try:
@@ -306,6 +359,7 @@ def visit(
         report.math_errors = data["mathErrors"]
         report.images = data["images"]
         report.switch_links = data["switchLinks"]
+        report.ui_strings = page.evaluate(UI_STRINGS_JS)
         if axe:
             report.axe_violations = run_axe(page)
         if screenshot is not None:
@@ -355,24 +409,74 @@ def run_axe(page) -> list[dict]:
     return Axe().run(page, options=options).response["violations"]
 
 
-def search(context, base_url: str, term: str) -> tuple[list[str], PageReport]:
-    """Run Sphinx's search page for ``term``; return the docnames it lists and the page's report."""
-    report = PageReport(docname="search", url=f"{base_url}search.html?q={quote(term)}", base_url=base_url)
+def search(context, base_url: str, lang: str, term: str) -> tuple[list[str], PageReport]:
+    """Search ``term`` on ``<lang>/search.html?q=``; return the docnames of every result link, and a report.
+
+    The results are Pagefind's links in the page's main area; "load more" is clicked until all are shown.
+    """
+    url = f"{base_url}{lang}/search.html?q={quote(term)}"
+    report = PageReport(docname=f"book/{lang}/search", url=url, base_url=base_url)
     page = watched_page(context, report)
     try:
         page.goto(report.url, wait_until="load")
         page.wait_for_function(
-            "() => { const s = document.querySelector('#search-results .search-summary');"
-            " return s && s.textContent.trim().length > 0; }",
+            "() => { const m = document.querySelector('main .pagefind-ui__message');"
+            " return (m && /\\d/.test(m.textContent))"
+            " || document.querySelector('main .pagefind-ui__result'); }",
             timeout=30_000,
         )
-        hrefs = page.eval_on_selector_all("#search-results ul.search > li > a", "as => as.map(a => a.href)")
+        page.wait_for_load_state("networkidle")
+        # The message says how many pages match ("7 results for ...", "...결과 7건"); Pagefind shows
+        # five at a time, then a "load more" button.
+        total = int(re.search(r"\d+", page.text_content("main .pagefind-ui__message"))[0])
+        while page.locator("main li.pagefind-ui__result").count() < total:
+            shown = page.locator("main li.pagefind-ui__result").count()
+            page.locator("main button.pagefind-ui__button").first.click(timeout=15_000)
+            page.wait_for_function(
+                f"() => document.querySelectorAll('main li.pagefind-ui__result').length > {shown}",
+                timeout=15_000,
+            )
+        # A result is drawn as a placeholder first and gets its link when its fragment has loaded.
+        page.wait_for_function(
+            f"() => {{ const results = [...document.querySelectorAll('main li.pagefind-ui__result')];"
+            f" return results.length >= {total}"
+            " && results.every(li => li.querySelector('a.pagefind-ui__result-link')); }",
+            timeout=30_000,
+        )
+        hrefs = page.eval_on_selector_all(
+            "main li.pagefind-ui__result a.pagefind-ui__result-link", "as => as.map(a => a.href)"
+        )
     except Exception as error:
         report.visit_errors.append(f"{type(error).__name__}: {error}".splitlines()[0])
         hrefs = []
     finally:
         page.close()
-    return [name for href in hrefs if (name := docname_of_url(href.split("#")[0], base_url))], report
+    found = [docname_of_url(href.split("#")[0], base_url) for href in hrefs]
+    return list(dict.fromkeys(name for name in found if name)), report
+
+
+def first_visit_bytes(browser, url: str) -> int:
+    """Bytes a reader's browser transfers to show ``url`` with an empty cache (headers and bodies)."""
+    context = new_context(browser)
+    page = context.new_page()
+    total = 0
+
+    def count(request):
+        nonlocal total
+        sizes = request.sizes()
+        total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+
+    page.on("requestfinished", count)
+    try:
+        page.goto(url, wait_until="load")
+        page.evaluate(
+            "async () => { const mj = window.MathJax;"
+            " if (mj && mj.startup && mj.startup.promise) await mj.startup.promise; }"
+        )
+        page.wait_for_load_state("networkidle")
+    finally:
+        context.close()
+    return total
 
 
 # ------------------------------------------------------------------------------------------------
@@ -518,6 +622,27 @@ def hangul_problems(hangul: dict | None, korean: set[str]) -> list[str]:
         found.append(
             f"Hangul {text!r} in <{hangul['element']}>: {drawn} of {len(text)} glyphs from a Korean font"
         )
+    return found
+
+
+# Words of English interface text; none of them is a word of Indonesian or Korean, nor part of a proper
+# name on the pages (Binder, Colab, NumPy, PyTorch, MathJax, JavaScript, Ctrl+K, GitHub).
+ENGLISH_UI_WORDS = frozenset(
+    """the of to and in on this page toggle primary secondary sidebar search results result copy copied
+    clipboard launch interactive content download source file print fullscreen light dark system
+    settings link heading image equation error skip back top previous next click show hide hidden
+    expand collapse contents navigation section version warning repository open issue edit suggest by
+    with for activate functionality found more load clear not read""".split()
+)
+
+
+def english_ui_problems(strings: list[str]) -> list[str]:
+    """Interface strings (see UI_STRINGS_JS) that contain an English word of ENGLISH_UI_WORDS."""
+    found = []
+    for text in dict.fromkeys(strings):
+        words = {word.lower() for word in re.findall(r"[A-Za-z]+", text)}
+        if english := sorted(words & ENGLISH_UI_WORDS):
+            found.append(f"English in the interface ({', '.join(english)}): {text[:120]!r}")
     return found
 
 

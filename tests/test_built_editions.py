@@ -2,7 +2,7 @@
 
 Chapter N is "N." in English, Indonesian and Korean, and inside it figures, exercises and theorems count
 from 1 with the edition's word ("Fig. 2.1", "Gambar 2.1", "그림 2.1"). Reads the HTML that `make book`
-wrote into _build/html (`make test` builds before the tests run).
+wrote into _build/html/<lang>/, one Sphinx build per edition (`make test` builds before the tests run).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 
 import pytest
 from book_files import ROOT
-from site_helpers import page_language, toc_docnames
+from site_helpers import page_language, site_path, toc_docnames
 
 HTML = ROOT / "_build" / "html"
 CHAPTER = re.compile(r"^book/(en|id|ko)/(?P<number>\d\d)_\w+$")
@@ -30,7 +30,7 @@ def test_every_edition_has_chapters():
 
 @pytest.mark.parametrize("docname", CHAPTERS)
 def test_chapter_number_matches_its_file_name(docname):
-    page = HTML / f"{docname}.html"
+    page = HTML / site_path(docname)
     assert page.is_file(), f"{page} is missing: run `make book`"
     expected = f"{int(CHAPTER.match(docname)['number'])}."
     assert heading_number(page.read_text(encoding="utf-8")) == expected
@@ -54,7 +54,7 @@ def caption_numbers(html: str) -> dict[str, list[str]]:
 @pytest.mark.parametrize("docname", CHAPTERS)
 def test_captions_count_from_one_in_the_page_language(docname):
     chapter = int(CHAPTER.match(docname)["number"])
-    captions = caption_numbers((HTML / f"{docname}.html").read_text(encoding="utf-8"))
+    captions = caption_numbers((HTML / site_path(docname)).read_text(encoding="utf-8"))
     assert set(captions) <= CAPTION_WORDS[page_language(docname)], captions
     assert captions, "every chapter has numbered exercises"
     for numbers in captions.values():
@@ -77,7 +77,7 @@ PROOF_WORDS = {"en": "Proof.", "id": "Bukti.", "ko": "증명."}
 
 @pytest.mark.parametrize("lang", sorted(PROOF_WORDS))
 def test_proofs_begin_with_the_edition_word(lang):
-    html = (HTML / "book" / lang / "05_rotation.html").read_text(encoding="utf-8")
+    html = (HTML / lang / "05_rotation.html").read_text(encoding="utf-8")
     openings = re.findall(r'<div class="proof admonition" id="proof">\s*<p>(\S+)', html)
     assert openings and set(openings) == {PROOF_WORDS[lang]}, openings
 
@@ -89,7 +89,18 @@ EDITION_PAGES = [
 
 @pytest.mark.parametrize("docname", EDITION_PAGES)
 def test_previous_and_next_stay_in_the_edition(docname):
-    html = (HTML / f"{docname}.html").read_text(encoding="utf-8")
+    html = (HTML / site_path(docname)).read_text(encoding="utf-8")
     targets = re.findall(r'<a class="(?:left-prev|right-next)"[^>]*href="([^"]*)"', html)
     assert targets, "every page of an edition has a previous or a next page"
     assert all(not target.startswith("../") for target in targets), targets
+
+
+@pytest.mark.parametrize("docname", EDITION_PAGES)
+def test_head_names_the_page_in_the_other_editions(docname):
+    """<link rel="alternate" hreflang> to the twin pages, relative, beside the visible switch."""
+    html = (HTML / site_path(docname)).read_text(encoding="utf-8")
+    lang, page = site_path(docname).split("/", 1)
+    head = html.split("</head>", 1)[0]
+    alternates = dict(re.findall(r'<link rel="alternate" hreflang="(\w+)" href="([^"]+)"', head))
+    assert alternates == {other: f"../{other}/{page}" for other in ("en", "id", "ko") if other != lang}
+    assert f'<html lang="{lang}"' in html

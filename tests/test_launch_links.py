@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from site_helpers import toc_docnames
+from site_helpers import site_path, toc_docnames
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
@@ -42,7 +42,7 @@ class Links(HTMLParser):
 
 
 def links_of(page: str) -> Links:
-    path = HTML / f"{page}.html"
+    path = HTML / site_path(page)
     assert path.is_file(), f"{path.relative_to(ROOT)} is missing: run `make book` first"
     parser = Links()
     parser.feed(path.read_text(encoding="utf-8"))
@@ -96,8 +96,9 @@ def test_download_links(page):
     links = links_of(page)
     downloads = [href for href, classes in links.anchors if "btn-download-source-button" in classes.split()]
     assert len(downloads) == 1, f"{page}: expected one .ipynb download link, found {downloads}"
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(page), downloads[0]))
-    assert target == f"_sources/{page}.ipynb"
+    built = site_path(page)
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(built), downloads[0]))
+    assert target == built.replace("/", "/_sources/", 1).removesuffix(".html") + ".ipynb"
     downloaded = nbformat.read(HTML / target, as_version=4)
     source = nbformat.read(ROOT / f"{page}.ipynb", as_version=4)
     # The same chapter: the same kernel and the same label on the first line (its title may have been

@@ -1,144 +1,144 @@
-"""Sphinx extension: one book, three editions.
+"""Sphinx extension: what one edition of the book needs beyond Sphinx's own language support.
 
-Pages under ``book/<lang>/`` get ``<html lang="<lang>">``, the theme's own
-words (navigation, "Exercise", "Proof", "Click to show", ...) in their
-language, and links to the same page in the other editions, rendered by the
-``lang-switch.html`` template in the article header. Every other page (the
-landing page, search) keeps the project language.
+Each edition (en, id, ko) is its own Sphinx build with its own ``language`` (see .ci/build_site.py), so
+Sphinx and the themes already speak it: captions, numbering, search page, previous/next. This adds:
 
-Sphinx translates with one global catalog per build; this extension swaps the
-catalogs before each edition page is read, resolved and rendered, so it needs
-a serial build (Jupyter Book's default).
+- the language switch: links to this page in the other editions (rendered by the ``lang-switch.html``
+  template in the article header) and ``<link rel="alternate" hreflang>`` in the head;
+- the words no installed catalog translates, or translates badly, asked before the catalogs;
+- "Proof." in the edition's language (sphinx-proof writes the English word into the text itself);
+- a name for the sidebar's icon-only expand buttons, and the copy button's words in id and ko;
+- a 404 page in the edition's language.
 """
 
 from __future__ import annotations
 
 import gettext
-from importlib import resources
+from pathlib import Path
 
 import sphinx.locale
 from bs4 import BeautifulSoup
 from docutils import nodes
-from sphinx.builders.html._assets import _JavaScript
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-EDITIONS = {"en": "English", "id": "Bahasa Indonesia", "ko": "한국어"}
-# The switch's accessible name, in the language of the page it is on.
-SWITCH_LABEL = {
-    "en": "Read this page in",
-    "id": "Baca halaman ini dalam",
-    "ko": "이 페이지를 다른 언어로 읽기",
-}
-# Where each extension used by the book keeps its message catalogs.
-CATALOG_DIRS = {
-    "sphinx": [("sphinx", "locale"), ("pydata_sphinx_theme", "locale")],
-    "booktheme": [("sphinx_book_theme", "theme/sphinx_book_theme/static/locales")],
-    "exercise": [("sphinx_exercise", "translations/locales")],
-    "proof": [("sphinx_proof", "translations/locales")],
-    "togglebutton": [("sphinx_togglebutton", "translations/locales")],
-}
-TOGGLE_LABEL = {
-    "en": "Show or hide the chapters",
-    "id": "Tampilkan atau sembunyikan bab",
-    "ko": "장 목록 펼치기 또는 접기",
-}
-PROOF_WORD = {"en": "Proof", "id": "Bukti", "ko": "증명"}
-TOGGLE_HINTS = {"toggleHintShow": "Click to show", "toggleHintHide": "Click to hide"}
-# Figure and exercise captions ("Fig. 2.1"): numfig format -> (catalog, message).
-NUMFIG_MESSAGES = {
-    "figure": ("sphinx", "Fig. %s"),
-    "table": ("sphinx", "Table %s"),
-    "code-block": ("sphinx", "Listing %s"),
-    "section": ("sphinx", "Section %s"),
-    "exercise": ("exercise", "Exercise"),
-}
-# Theme words that no installed catalog translates into Indonesian or Korean, or translates badly
-# (the theme's Korean renders "By" as a particle and "Launch" as a dictionary verb).
+# Words that no installed catalog translates into Indonesian or Korean, or translates badly (the
+# theme's Korean renders "By" as a particle and "Launch" as a dictionary verb, its Indonesian
+# previous/next as "sebelum"/"berikut"). The templates in book/_templates mark the theme's
+# hard-coded English for translation, and it is translated here.
 OWN_MESSAGES = {
     "id": {
+        "Read this page in": "Baca halaman ini dalam",
+        "Fig. %s": "Gambar %s",
+        "Search this book...": "Cari di buku ini...",
+        "Toggle hidden content": "Tampilkan atau sembunyikan isi",
+        "Please activate JavaScript to enable the search functionality.": (
+            "Aktifkan JavaScript agar pencarian dapat digunakan."
+        ),
+        "Show or hide the chapters": "Tampilkan atau sembunyikan bab",
+        "Toggle primary sidebar": "Buka atau tutup bilah samping utama",
+        "Toggle secondary sidebar": "Buka atau tutup bilah samping kedua",
+        "Main": "Navigasi utama",
+        "Page": "Isi halaman",
+        "Launch interactive content": "Jalankan konten interaktif",
+        "Version warning": "Peringatan versi",
+        "logo": "(logo)",
+        "Launch": "Jalankan",
+        "Launch on": "Jalankan di",
+        "previous": "Sebelumnya",
+        "next": "Berikutnya",
+        "previous page": "halaman sebelumnya",
+        "next page": "halaman berikutnya",
         "Skip to main content": "Langsung ke konten utama",
         "Back to top": "Kembali ke atas",
-        "Click to expand": "Klik untuk membuka",
-        "Click to collapse": "Klik untuk menutup",
         "Breadcrumb": "Jejak navigasi",
         "Home": "Beranda",
         "On this page": "Di halaman ini",
-        "previous page": "halaman sebelumnya",
-        "next page": "halaman berikutnya",
-        "Collapse Sidebar": "Ciutkan bilah samping",
-        "Expand Sidebar": "Bentangkan bilah samping",
+        "Contents": "Daftar isi",
         "Section Navigation": "Navigasi bagian",
+        "Site navigation": "Navigasi situs",
         "Color mode": "Mode warna",
         "Light": "Terang",
         "Dark": "Gelap",
         "System Settings": "Pengaturan sistem",
-        "Site navigation": "Navigasi situs",
-        "© Copyright %(copyright)s.": "© Hak cipta %(copyright)s.",
-        "Copyright %(copyright)s": "Hak cipta %(copyright)s",
-        "Fig. %s": "Gambar %s",
         "Link to this heading": "Tautan ke judul ini",
         "Link to this image": "Tautan ke gambar ini",
         "Link to this equation": "Tautan ke persamaan ini",
-        "Contents": "Daftar isi",
-        "Launch": "Jalankan",
-        "Launch on": "Jalankan di",
+        "Page not found": "Halaman tidak ditemukan",
+        "The page you asked for is not in this edition of the book.": (
+            "Halaman yang Anda cari tidak ada di edisi buku ini."
+        ),
+        "Go to the table of contents": "Buka daftar isi",
+        "Search": "Cari",
+        "Search this book": "Cari di buku ini",
+        "Searching needs the site to be served over HTTP (make serve).": (
+            "Pencarian hanya berjalan bila situs dilayani lewat HTTP (make serve)."
+        ),
     },
     "ko": {
+        "Read this page in": "이 페이지를 다른 언어로 읽기",
+        "Search this book...": "이 책에서 검색...",
+        "Toggle hidden content": "숨긴 내용 펼치기/접기",
+        "Please activate JavaScript to enable the search functionality.": (
+            "검색 기능을 쓰려면 JavaScript를 켜 주세요."
+        ),
+        "previous page": "이전 페이지",
+        "next page": "다음 페이지",
+        "Show or hide the chapters": "장 목록 펼치기 또는 접기",
+        "Toggle primary sidebar": "왼쪽 사이드바 열기/닫기",
+        "Toggle secondary sidebar": "오른쪽 사이드바 열기/닫기",
+        "Main": "주 탐색",
+        "Page": "페이지 목차",
+        "Launch interactive content": "대화형 실행 환경 열기",
+        "Version warning": "버전 경고",
+        "logo": "로고",
+        "By": "지은이:",
+        "Launch": "실행",
+        "Launch on": "실행:",
         "Skip to main content": "본문으로 건너뛰기",
         "Back to top": "맨 위로",
-        "Click to expand": "클릭하여 펼치기",
-        "Click to collapse": "클릭하여 접기",
         "Breadcrumb": "이동 경로",
         "Home": "홈",
         "On this page": "이 페이지의 내용",
-        "previous page": "이전 페이지",
-        "next page": "다음 페이지",
-        "Collapse Sidebar": "사이드바 접기",
-        "Expand Sidebar": "사이드바 펼치기",
+        "Contents": "목차",
         "Section Navigation": "섹션 탐색",
+        "Site navigation": "사이트 탐색",
         "Color mode": "색상 모드",
         "Light": "밝게",
         "Dark": "어둡게",
         "System Settings": "시스템 설정",
-        "Site navigation": "사이트 탐색",
-        "© Copyright %(copyright)s.": "© 저작권 %(copyright)s.",
-        "Copyright %(copyright)s": "저작권 %(copyright)s",
+        "Fullscreen mode": "전체 화면으로 보기",
         "Link to this heading": "이 제목으로 가는 링크",
         "Link to this image": "이 그림으로 가는 링크",
         "Link to this equation": "이 수식으로 가는 링크",
-        "By": "지은이:",
-        "Contents": "목차",
-        "Fullscreen mode": "전체 화면으로 보기",
-        "Launch": "실행",
-        "Launch on": "실행:",
+        "Page not found": "페이지를 찾을 수 없습니다",
+        "The page you asked for is not in this edition of the book.": "찾으시는 페이지가 이 판에 없습니다.",
+        "Go to the table of contents": "목차로 가기",
+        "Search": "검색",
+        "Search this book": "이 책에서 검색",
+        "Searching needs the site to be served over HTTP (make serve).": (
+            "검색은 사이트를 HTTP로 띄웠을 때만 동작합니다(make serve)."
+        ),
     },
 }
-# Per-page values of the theme's own settings and of the author line.
-PAGE_WORDS = {
-    "en": {
-        "docstitle": "Positional Encoding, Tested",
-        "theme_search_bar_text": "Search this book...",
-        "author": "The posenc book contributors",
-    },
-    "id": {
-        "docstitle": "Positional Encoding, Teruji",
-        "theme_search_bar_text": "Cari di buku ini...",
-        "author": "Para kontributor buku posenc",
-    },
-    "ko": {
-        "docstitle": "검증하며 배우는 positional encoding",
-        "theme_search_bar_text": "이 책에서 검색...",
-        "author": "posenc 책 기여자들",
-    },
-}
+PROOF_WORD = {"id": "Bukti", "ko": "증명"}
+# sphinx-copybutton's tooltips: its script knows en, es, de, fr, ru, zh-CN and it, and picks by <html lang>.
+COPY_BUTTON = {
+    "id": {"copy": "Salin", "copy_to_clipboard": "Salin ke papan klip", "copy_success": "Tersalin!",
+           "copy_failure": "Gagal menyalin"},
+    "ko": {"copy": "복사", "copy_to_clipboard": "클립보드에 복사", "copy_success": "복사했습니다!",
+           "copy_failure": "복사하지 못했습니다"},
+}  # fmt: skip
+CATALOGS = ("sphinx", "booktheme", "exercise", "proof", "togglebutton")
 
 
 class _Messages(gettext.NullTranslations):
     """A plain dictionary of messages, asked before the packages' catalogs."""
 
-    def __init__(self, messages):
+    def __init__(self, messages, fallback):
         super().__init__()
         self._messages = messages
+        if fallback is not None:
+            self.add_fallback(fallback)
 
     def gettext(self, message):
         if message in self._messages:
@@ -146,174 +146,138 @@ class _Messages(gettext.NullTranslations):
         return self._fallback.gettext(message) if self._fallback else message
 
 
-def split_edition(pagename: str) -> tuple[str | None, str]:
-    """Return ``(lang, rest)`` for ``book/<lang>/<rest>``, else ``(None, pagename)``."""
-    parts = pagename.split("/", 2)
-    if len(parts) == 3 and parts[0] == "book" and parts[1] in EDITIONS:
-        return parts[1], parts[2]
-    return None, pagename
+# Caption formats that Sphinx translates when the configuration is read (before the catalogs above).
+NUMFIG_MESSAGES = {
+    "figure": "Fig. %s",
+    "table": "Table %s",
+    "code-block": "Listing %s",
+    "section": "Section %s",
+}
 
 
-def load_catalog(catalog: str, lang: str) -> gettext.NullTranslations:
-    """The messages of ``catalog`` in ``lang``: this book's own words first, then every package's."""
-    found = gettext.NullTranslations()
-    for package, folder in reversed(CATALOG_DIRS[catalog]):
-        localedir = resources.files(package).joinpath(folder)
-        try:
-            translation = gettext.translation(catalog, str(localedir), languages=[lang])
-        except OSError:  # this package has no catalog for this language
-            continue
-        translation.add_fallback(found)
-        found = translation
-    own = _Messages(OWN_MESSAGES.get(lang, {}))
-    own.add_fallback(found)
-    return own
+def own_config_words(app, config):
+    """Words that become settings before any catalog is read: caption formats and the search box.
+
+    Sphinx's Indonesian catalog captions figures "Gambar. 2.1"; Jupyter Book sets the search box's
+    placeholder in English.
+    """
+    messages = OWN_MESSAGES.get(config.language, {})
+    own = {kind: messages[message] for kind, message in NUMFIG_MESSAGES.items() if message in messages}
+    config.numfig_format = {**own, **config.numfig_format}
+    options = config.html_theme_options
+    if options.get("search_bar_text") in messages:
+        config.html_theme_options = {**options, "search_bar_text": messages[options["search_bar_text"]]}
 
 
-def prepare_catalogs(app):
-    """Keep the build's own catalogs for its language and load the others."""
-    app.langswitch_numfig = {}
-    app.langswitch_catalogs = catalogs = {}
-    for lang in EDITIONS:
-        if lang == app.config.language:
-            catalogs[lang] = {c: sphinx.locale.translators.get(("general", c)) for c in CATALOG_DIRS}
-        else:
-            catalogs[lang] = {c: load_catalog(c, lang) for c in CATALOG_DIRS}
-        numfig = dict(app.config.numfig_format)
-        for figtype, (catalog, message) in NUMFIG_MESSAGES.items():
-            if figtype in numfig and lang != app.config.language:
-                translated = catalogs[lang][catalog].gettext(message)
-                numfig[figtype] = translated if "%s" in translated else f"{translated} %s"
-        app.langswitch_numfig[lang] = numfig
-
-
-def use_language(app, docname: str) -> str:
-    """Switch every message catalog to the language of ``docname``; return it."""
-    lang = split_edition(docname)[0] or app.config.language
-    for catalog, translator in app.langswitch_catalogs[lang].items():
-        if translator is not None:
-            sphinx.locale.translators[("general", catalog)] = translator
+def own_words_first(app):
+    """Put this book's words in front of every catalog of the build's language."""
+    messages = OWN_MESSAGES.get(app.config.language, {})
+    for catalog in CATALOGS:
+        key = ("general", catalog)
+        sphinx.locale.translators[key] = _Messages(messages, sphinx.locale.translators.get(key))
+    # The templates were given the catalog when the builder started: give them the new one.
     templates = getattr(app.builder, "templates", None)
     if templates is not None and hasattr(templates.environment, "install_gettext_translations"):
         templates.environment.install_gettext_translations(sphinx.locale.translators[("general", "sphinx")])
-    return lang
 
 
-class UseLanguageOfDocument(SphinxPostTransform):
-    """Runs first among the post-transforms, which write titles like "Exercise 1"."""
+class ProofInTheEditionLanguage(SphinxPostTransform):
+    """sphinx-proof writes "Proof. " into the text itself, where no catalog reaches it."""
 
     default_priority = 1
 
     def run(self, **kwargs):
-        lang = use_language(self.app, self.env.docname)
-        # Read by the HTML writer when it numbers figures and exercises.
-        self.config.numfig_format = self.app.langswitch_numfig[lang]
-        # sphinx-proof writes the English word into the text itself, where no catalog reaches it.
+        word = PROOF_WORD.get(self.config.language)
+        if word is None:
+            return
         for proof in self.document.findall(nodes.admonition):
-            if "proof" in proof["classes"] and PROOF_WORD[lang] != "Proof":
+            if "proof" in proof["classes"]:
                 for text in proof.findall(nodes.Text):
                     if text.startswith("Proof. "):
-                        text.parent.replace(text, nodes.Text(PROOF_WORD[lang] + text[len("Proof") :]))
+                        text.parent.replace(text, nodes.Text(word + text[len("Proof") :]))
                     break
 
 
-def translate_toggle_hints(script_files, lang_catalogs):
-    """Copies of the page's scripts, with the toggle button's hints in the page language."""
-    hint = lang_catalogs["togglebutton"]
-    translated = []
-    for script in script_files:
-        body = script.attributes.get("body", "")
-        for variable, message in TOGGLE_HINTS.items():
-            if body.startswith(f"let {variable} = "):
-                text = hint.gettext(message).replace("'", "\\'")
-                script = _JavaScript(None, priority=script.priority, body=f"let {variable} = '{text}';")
-        translated.append(script)
-    return translated
-
-
-def number_from_one_in_each_edition(app, env):
-    """Figures, exercises and theorems count from 1 in every chapter of every edition.
-
-    Sphinx counts them per chapter number, and chapter 2 of each edition has the number 2, so without
-    this the Korean chapter 2 would continue where the Indonesian one stopped ("Fig. 2.9").
-    """
-    for docname, by_type in env.toc_fignumbers.items():
-        if split_edition(docname)[0] is None:
+def twin_pages(app, pagename: str) -> list[dict]:
+    """This page in the other editions: every edition has the same files (tests/test_parity.py)."""
+    lang = app.config.language
+    source_root = Path(app.srcdir).parent
+    pathto = f"{'../' * pagename.count('/')}../"
+    twins = []
+    for other, words in app.config.editions.items():
+        if other == lang:
             continue
-        for numbers in by_type.values():
-            counters = {}
-            for node_id, number in sorted(numbers.items(), key=lambda item: item[1]):
-                chapter = number[:-1]
-                counters[chapter] = counters.get(chapter, 0) + 1
-                numbers[node_id] = (*chapter, counters[chapter])
-    return []
+        has_source = pagename in app.env.found_docs
+        if has_source and not any((source_root / other).glob(f"{pagename}.*")):
+            continue
+        twins.append({"lang": other, "label": words["name"], "url": f"{pathto}{other}/{pagename}.html"})
+    return twins
 
 
 def add_language_context(app, pagename, templatename, context, doctree):
-    lang = use_language(app, pagename)
-    edition, rest = split_edition(pagename)
-    if edition is None:
-        return
-    context["language"] = lang
-    # In place: the list is the builder's own, which extensions such as MathJax append to later
-    # (Sphinx restores it before each page).
-    context["script_files"][:] = translate_toggle_hints(
-        context["script_files"], app.langswitch_catalogs[lang]
+    context["language_switch_label"] = sphinx.locale.get_translation("sphinx")("Read this page in")
+    context["language_links"] = links = twin_pages(app, pagename)
+    context["metatags"] = context.get("metatags", "") + "".join(
+        f'\n<link rel="alternate" hreflang="{link["lang"]}" href="{link["url"]}" />' for link in links
     )
-    # Reading order runs through the editions one after another; stay inside this one.
-    for neighbour in ("prev", "next"):
-        if (context.get(neighbour) or {}).get("link", "").startswith("../"):
-            context[neighbour] = None
-    context["language_switch_label"] = SWITCH_LABEL[lang]
-    context["language_links"] = [
-        {"lang": other, "label": label, "url": context["pathto"](f"book/{other}/{rest}")}
-        for other, label in EDITIONS.items()
-        if other != lang and f"book/{other}/{rest}" in app.env.found_docs
-    ]
 
 
-def tidy_sidebar(app, pagename, templatename, context, doctree):
-    """An edition's sidebar lists only that edition; every chapter toggle gets a name."""
-    lang = split_edition(pagename)[0]
+def name_sidebar_toggles(app, pagename, templatename, context, doctree):
+    """The theme's expand/collapse toggles in the sidebar are icons only: give screen readers a name."""
     generate = context.get("generate_toctree_html")
     if generate is None:
         return
+    label = sphinx.locale.get_translation("sphinx")("Show or hide the chapters")
 
-    def generate_for_page(kind, *args, **kwargs):
+    def generate_named(kind, *args, **kwargs):
         html = generate(kind, *args, **kwargs)
         if kind != "sidebar":
             return html
-        # The theme hands back parsed HTML; parse it only if it is a string.
         soup = BeautifulSoup(html, "html.parser") if isinstance(html, str) else html
-        if lang is not None:
-            for caption in soup.select("p.caption"):
-                if caption.get_text(strip=True) != EDITIONS[lang]:
-                    part = caption.find_next_sibling("ul")
-                    caption.decompose()
-                    if part is not None:
-                        part.decompose()
-        # The theme's expand/collapse toggle is an icon only: give screen readers its name.
         for summary in soup.select("summary"):
             if not summary.get_text(strip=True) and not summary.get("aria-label"):
-                summary["aria-label"] = TOGGLE_LABEL[lang or app.config.language]
+                summary["aria-label"] = label
         return str(soup) if isinstance(html, str) else soup
 
-    context["generate_toctree_html"] = generate_for_page
-    if lang is not None:
-        # Here, not in add_language_context: the themes set these words between the two handlers.
-        title = PAGE_WORDS[lang]["docstitle"]
-        context.update(PAGE_WORDS[lang], titlesuffix=f" — {title}", root_title=title)
-        context["theme_logo"] = {**(context.get("theme_logo") or {}), "text": title}
+    context["generate_toctree_html"] = generate_named
+
+
+def not_found_page(app):
+    """A 404 page in the edition's language (book/_templates/404.html)."""
+    yield "404", {"title": sphinx.locale.get_translation("sphinx")("Page not found")}, "404.html"
+
+
+def translate_scripts(app, exception):
+    """The words that the copy and toggle buttons' scripts hard-code, in the edition's language."""
+    lang = app.config.language
+    if exception is not None or lang not in COPY_BUTTON:
+        return
+    entries = ", ".join(f"'{key}': '{value}'" for key, value in COPY_BUTTON[lang].items())
+    toggle = OWN_MESSAGES[lang]["Toggle hidden content"]
+    replacements = {
+        "copybutton.js": ("const messages = {\n", f"const messages = {{\n  '{lang}': {{{entries}}},\n"),
+        "togglebutton.js": ('aria-label="Toggle hidden content"', f'aria-label="{toggle}"'),
+    }
+    for name, (old, new) in replacements.items():
+        script = Path(app.outdir) / "_static" / name
+        text = script.read_text(encoding="utf-8")
+        if new in text:  # Sphinx keeps a static file it copied in an earlier build
+            continue
+        if old not in text:  # an update of the extension changed its script: look at it again
+            raise RuntimeError(f"{script}: {old.strip()!r} not found, so its words stay English")
+        script.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def setup(app):
-    app.connect("builder-inited", prepare_catalogs)
-    app.connect("source-read", lambda app, docname, source: use_language(app, docname))
-    app.add_post_transform(UseLanguageOfDocument)
-    # After Sphinx's own collector, which assigns the numbers.
-    app.connect("env-get-updated", number_from_one_in_each_edition, priority=900)
-    # Before the themes' handlers, which translate their button labels.
-    app.connect("html-page-context", add_language_context, priority=100)
+    app.add_config_value("editions", {}, "html", types=[dict])
+    # Before Sphinx's own handler (priority 800), which fills in the formats it is not given.
+    app.connect("config-inited", own_config_words, priority=100)
+    # After the themes and extensions have loaded their catalogs and set up the templates.
+    app.connect("builder-inited", own_words_first, priority=900)
+    app.add_post_transform(ProofInTheEditionLanguage)
+    app.connect("html-page-context", add_language_context)
     # After the theme's handler, which defines generate_toctree_html.
-    app.connect("html-page-context", tidy_sidebar, priority=900)
-    return {"parallel_read_safe": False, "parallel_write_safe": False}
+    app.connect("html-page-context", name_sidebar_toggles, priority=900)
+    app.connect("html-collect-pages", not_found_page)
+    app.connect("build-finished", translate_scripts)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
