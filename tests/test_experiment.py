@@ -285,3 +285,35 @@ def test_import_posenc_still_does_not_import_torch():
     code = "import sys, posenc; print('torch' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert shown.strip() == "False"
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+@pytest.fixture(scope="module")
+def few_results():
+    return ex.sweep(["order", "relative"], ["none", "learned"], steps=2, verbose=False)
+
+
+@pytest.mark.parametrize("lang", ["en", "id", "ko"])
+def test_figures_of_the_experiment(few_results, lang):
+    import posenc.plot
+
+    curves = posenc.plot.experiment_curves(few_results, lang=lang)
+    lengths = posenc.plot.experiment_lengths(few_results, lang=lang)
+    table = posenc.plot.experiment_table(few_results, lang=lang)
+    assert [len(fig.axes) for fig in (curves, lengths)] == [2, 2]
+    # One line per variant and task, plus the chance line; learned has its single point at 16.
+    assert len(lengths.axes[0].lines) == 3 and list(lengths.axes[0].lines[1].get_xdata()) == [16]
+    cells = [text.get_text() for text in table.axes[0].texts]
+    assert len(cells) == 2 * 6 and cells.count(posenc.plot._EXPERIMENT_LABELS[lang]["no_rows"]) == 4
+    assert cells[0] == f"{100 * few_results[0].accuracy[16]:.0f}"
+
+
+def test_figures_of_the_experiment_check_their_input(few_results):
+    import posenc.plot
+
+    with pytest.raises(ValueError, match="lang must be one of"):
+        posenc.plot.experiment_table(few_results, lang="fr")
+    with pytest.raises(ValueError, match="results must hold at least one run"):
+        posenc.plot.experiment_curves([])

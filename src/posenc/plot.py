@@ -434,3 +434,145 @@ def scaling_ratios(
     ax.set(title=text["scaling"].format(s=factor), xlabel=text["pair"], ylabel=text["ratio"], ylim=(0, 1.08))
     ax.legend()
     return _finish(fig)
+
+
+# ----------------------------------------------------------------------------- chapter 8: the experiment
+# These take the results of posenc.experiment.sweep (objects with .task, .position, .accuracy and
+# .curve); they only read numbers, so this module still does not import torch.
+
+_EXPERIMENT_LABELS = {
+    "en": {
+        "order": "order: is the first token smaller than the last?",
+        "relative": "relative: is the copy 3 steps back?",
+        "curves": "Learning curves: accuracy on each new training batch",
+        "step": "training step",
+        "accuracy": "accuracy",
+        "lengths": "Accuracy against test length (trained on lengths 8 to 16)",
+        "length": "test length (tokens)",
+        "chance": "chance",
+        "table": "Test accuracy (%)",
+        "no_rows": "no rows",
+        "short": {"order": "order", "relative": "relative"},
+    },
+    "id": {
+        "order": "urutan: apakah token pertama lebih kecil daripada token terakhir?",
+        "relative": "relatif: apakah salinannya 3 langkah di belakang?",
+        "curves": "Kurva belajar: akurasi pada setiap batch pelatihan baru",
+        "step": "langkah pelatihan",
+        "accuracy": "akurasi",
+        "lengths": "Akurasi terhadap panjang uji (dilatih pada panjang 8 sampai 16)",
+        "length": "panjang uji (token)",
+        "chance": "tebakan acak",
+        "table": "Akurasi uji (%)",
+        "no_rows": "tanpa baris",
+        "short": {"order": "urutan", "relative": "relatif"},
+    },
+    "ko": {
+        "order": "순서: 첫 토큰이 마지막 토큰보다 작은가?",
+        "relative": "상대 위치: 같은 토큰이 3칸 앞에 있는가?",
+        "curves": "학습 곡선: 새 학습 배치마다 잰 정확도",
+        "step": "학습 단계",
+        "accuracy": "정확도",
+        "lengths": "테스트 길이에 따른 정확도 (길이 8~16으로 학습)",
+        "length": "테스트 길이 (토큰 수)",
+        "chance": "무작위 추측",
+        "table": "테스트 정확도 (%)",
+        "no_rows": "행 없음",
+        "short": {"order": "순서", "relative": "상대 위치"},
+    },
+}
+
+
+def _experiment_text(lang: str) -> dict:
+    _labels(lang)  # the same check, and the same message, as every other figure
+    return _EXPERIMENT_LABELS[lang]
+
+
+def _by_task(results) -> dict:
+    grouped = {}
+    for result in results:
+        grouped.setdefault(result.task, []).append(result)
+    if not grouped:
+        raise ValueError("results must hold at least one run of posenc.experiment")
+    return grouped
+
+
+def experiment_curves(results, *, lang: str = "en"):
+    """Training accuracy against step, one panel per task, one line per variant."""
+    text = _experiment_text(lang)
+    grouped = _by_task(results)
+    fig, axes = plt.subplots(1, len(grouped), figsize=(5.5 * len(grouped), 3.8), squeeze=False, sharey=True)
+    for ax, (task, runs) in zip(axes[0], grouped.items(), strict=True):
+        for n, result in enumerate(runs):
+            accuracy = np.asarray(result.curve.accuracy)
+            ax.plot(result.curve.steps, accuracy, color=f"C{n}", label=result.position)
+        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+        ax.set(title=text.get(task, task), xlabel=text["step"], ylim=(0.3, 1.02))
+        ax.title.set_fontsize("medium")
+    axes[0, 0].set_ylabel(text["accuracy"])
+    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize="small")
+    fig.suptitle(text["curves"])
+    return _finish(fig)
+
+
+def experiment_lengths(results, *, lang: str = "en"):
+    """Test accuracy against test length, one panel per task; a variant that cannot run has no point."""
+    text = _experiment_text(lang)
+    grouped = _by_task(results)
+    fig, axes = plt.subplots(1, len(grouped), figsize=(5.5 * len(grouped), 3.8), squeeze=False, sharey=True)
+    markers = "os^vDx"
+    for ax, (task, runs) in zip(axes[0], grouped.items(), strict=True):
+        for n, result in enumerate(runs):
+            points = [(length, acc) for length, acc in result.accuracy.items() if acc is not None]
+            lengths, accuracy = zip(*points, strict=True)
+            ax.plot(lengths, accuracy, marker=markers[n % len(markers)], color=f"C{n}", label=result.position)
+        all_lengths = sorted({length for result in runs for length in result.accuracy})
+        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+        ax.text(all_lengths[0], 0.49, text["chance"], ha="left", va="top", color="grey", fontsize="small")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(all_lengths, labels=[str(length) for length in all_lengths])
+        ax.minorticks_off()
+        ax.set(title=text.get(task, task), xlabel=text["length"], ylim=(0.3, 1.02))
+        ax.title.set_fontsize("medium")
+    axes[0, 0].set_ylabel(text["accuracy"])
+    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize="small")
+    fig.suptitle(text["lengths"])
+    return _finish(fig)
+
+
+def experiment_table(results, *, lang: str = "en"):
+    """The results table as a figure: a variant per row, a task and test length per column."""
+    text = _experiment_text(lang)
+    grouped = _by_task(results)
+    positions = list(dict.fromkeys(result.position for result in results))
+    columns = [(task, length) for task, runs in grouped.items() for length in runs[0].accuracy]
+    by_key = {(result.task, result.position): result for result in results}
+    values = np.full((len(positions), len(columns)), np.nan)
+    for row, position in enumerate(positions):
+        for column, (task, length) in enumerate(columns):
+            result = by_key.get((task, position))
+            if result is not None and result.accuracy.get(length) is not None:
+                values[row, column] = 100 * result.accuracy[length]
+    fig, ax = plt.subplots(figsize=(1.0 * len(columns) + 2.5, 0.45 * len(positions) + 1.6))
+    ax.imshow(values, cmap="Greens", vmin=40, vmax=100, aspect="auto")
+    for row in range(len(positions)):
+        for column in range(len(columns)):
+            value = values[row, column]
+            label = text["no_rows"] if np.isnan(value) else f"{value:.0f}"
+            color = "white" if value > 85 else "black"
+            ax.text(column, row, label, ha="center", va="center", fontsize="small", color=color)
+    ax.set_yticks(range(len(positions)), labels=positions)
+    ax.set_xticks(range(len(columns)), labels=[str(length) for _, length in columns])
+    ax.tick_params(length=0)
+    top = ax.secondary_xaxis("top")
+    starts = np.cumsum([0] + [len(runs[0].accuracy) for runs in grouped.values()])
+    middles = (starts[:-1] + starts[1:] - 1) / 2  # the centre column of each task
+    top.set_xticks(middles, labels=[text["short"].get(task, task) for task in grouped])
+    top.tick_params(length=0)
+    for edge in starts[1:-1]:
+        ax.axvline(edge - 0.5, color="black", linewidth=1.5)
+    ax.set(title=text["table"], xlabel=text["length"])
+    return _finish(fig)
+
+
+__all__ += ["experiment_curves", "experiment_lengths", "experiment_table"]
