@@ -104,3 +104,11 @@ def test_head_names_the_page_in_the_other_editions(docname):
     alternates = dict(re.findall(r'<link rel="alternate" hreflang="(\w+)" href="([^"]+)"', head))
     assert alternates == {other: f"../{other}/{page}" for other in ("en", "id", "ko") if other != lang}
     assert f'<html lang="{lang}"' in html
+
+
+def test_korean_solutions_are_titled_with_the_book_word():
+    """The book says 풀이 for a solution; sphinx-exercise's Korean catalog says 해답."""
+    pages = [name for name in CHAPTERS if page_language(name) == "ko"]
+    pattern = re.compile(r"admonition-title\">(해답|풀이)<a [^>]*> 연습")
+    titles = [pattern.findall((HTML / site_path(name)).read_text(encoding="utf-8")) for name in pages]
+    assert all(found and set(found) == {"풀이"} for found in titles), titles

@@ -78,6 +78,7 @@ OWN_MESSAGES = {
         "Read this page in": "이 페이지를 다른 언어로 읽기",
         "Search this book...": "이 책에서 검색...",
         "Toggle hidden content": "숨긴 내용 펼치기/접기",
+        "Solution to": "풀이",  # sphinx-exercise's catalog says 해답; the book says 풀이
         "Please activate JavaScript to enable the search functionality.": (
             "검색 기능을 쓰려면 JavaScript를 켜 주세요."
         ),
