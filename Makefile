@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: book test lint execute serve clean edition
+.PHONY: book test lint execute serve clean edition handouts
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +15,15 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 	touch $@
 
 # One Sphinx build per edition (en, id, ko) into _build/html/<lang>/, the landing page, the search index.
+# `make book SOLUTIONS=hidden` builds the same site with every solution left out.
+SOLUTIONS ?= shown
 book: $(BIN)/.installed
-	$(BIN)/python .ci/build_site.py
+	$(BIN)/python .ci/build_site.py --solutions $(SOLUTIONS)
+
+# Student notebooks of every chapter, without solutions, with answer and check cells:
+# _build/handouts/<lang>/ and _build/handouts/posenc-handouts-<lang>.zip.
+handouts: $(BIN)/.installed
+	$(BIN)/python .ci/strip_solutions.py --handouts
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests .ci book/_ext
@@ -30,7 +37,7 @@ execute: $(BIN)/.installed
 # One edition alone, e.g. `make edition EDITION=ko`: rebuilds _build/html/ko/ (and the search index).
 EDITION ?= en
 edition: $(BIN)/.installed
-	$(BIN)/python .ci/build_site.py $(EDITION)
+	$(BIN)/python .ci/build_site.py --solutions $(SOLUTIONS) $(EDITION)
 
 serve: book
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000
