@@ -375,4 +375,52 @@ def bfloat16_distinct(k):
 def bfloat16_distinct(k):
     return 2**8 + 128 * (k - 8)  # forgets that 0 ... 256 are 257 numbers''',
     ),
+    "ex-experiment-1": Check(
+        names=("order_tokens", "order_swapped"),
+        code='''\
+rows = order_tokens.shape[0]
+same_shape = tuple(order_swapped.shape) == tuple(order_tokens.shape)
+first, last = (order_swapped[:, 0], order_swapped[:, -1]) if same_shape else (None, None)
+exchanged = same_shape and torch.equal(first, order_tokens[:, -1])
+exchanged = exchanged and torch.equal(last, order_tokens[:, 0])
+middle = same_shape and torch.equal(order_swapped[:, 1:-1], order_tokens[:, 1:-1])
+return [
+    (rows == 1000, f"{rows}"),
+    (same_shape, f"{tuple(order_swapped.shape)}"),
+    (exchanged, ""),
+    (middle, ""),
+]''',
+        define={
+            "en": "Store your 1,000 test sequences in `order_tokens` and their swaps in `order_swapped`.",
+            "id": "Simpanlah 1.000 sekuens uji Anda di `order_tokens` dan pasangan tukarnya di "
+            "`order_swapped`.",
+            "ko": "테스트 시퀀스 1,000개를 변수 `order_tokens`에, 맞바꾼 시퀀스들을 변수 `order_swapped`에 "
+            "저장하라.",
+        },
+        claims={
+            "en": (
+                "order_tokens holds 1,000 sequences",
+                "order_swapped has the shape of order_tokens",
+                "in order_swapped, the first and last tokens of each sequence are exchanged",
+                "the tokens in between are left as they are",
+            ),
+            "id": (
+                "order_tokens berisi 1.000 sekuens",
+                "order_swapped berbentuk sama dengan order_tokens",
+                "dalam order_swapped, token pertama dan terakhir setiap sekuens dipertukarkan",
+                "token-token di antaranya dibiarkan apa adanya",
+            ),
+            "ko": (
+                "order_tokens에 시퀀스가 1,000개 있다",
+                "order_swapped의 모양이 order_tokens와 같다",
+                "order_swapped에서는 각 시퀀스의 첫 토큰과 마지막 토큰이 맞바뀌어 있다",
+                "그 사이의 토큰은 그대로다",
+            ),
+        },
+        right='''\
+order_tokens, _ = ex.make_batch("order", np.random.default_rng(5), 1000, 16)
+order_swapped = order_tokens.clone()
+order_swapped[:, [0, -1]] = order_tokens[:, [-1, 0]]''',
+        wrong="order_swapped = order_tokens.flip(dims=[1])  # reverses the whole sequence",
+    ),
 }
