@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -197,3 +199,55 @@ def test_the_same_search_finds_the_solutions_on_the_site_with_solutions():
             found = sum(fragment in text for fragment in parts[kind])
             # Most (a sentence edited since the last build differs); a search that misses text finds none.
             assert found >= 0.5 * len(parts[kind]), f"{kind} of {path.name}: {found} of {len(parts[kind])}"
+
+
+SMALL_PAGE = """# Page
+
+:::{exercise}
+:label: ex-small-1
+
+The exercise.
+:::
+
+```{solution-start} ex-small-1
+:class: dropdown
+```
+
+The gated solution.
+
+```{solution-end}
+```
+
+:::{admonition} Answers
+:class: solutions-only
+
+The answer to a question.
+:::
+
+:::{container} solutions-only
+A rubric.
+:::
+
+The end.
+"""
+
+
+@pytest.mark.parametrize("hide", [True, False])
+def test_extension_removes_gated_solutions_and_solutions_only_text(tmp_path, hide):
+    """book/_ext/hidden_solutions.py on a small project, with warnings as errors, both ways."""
+    (tmp_path / "index.md").write_text(SMALL_PAGE, encoding="utf-8")
+    (tmp_path / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(BOOK / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'sphinx_exercise', 'hidden_solutions']\n"
+        f"myst_enable_extensions = ['colon_fence']\nhide_solutions = {hide}\n",
+        encoding="utf-8",
+    )
+    build = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(tmp_path), str(tmp_path / "_out")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    text = page_text(tmp_path / "_out" / "index.html")
+    assert "The exercise." in text and "The end." in text
+    for hidden in ("The gated solution.", "The answer to a question.", "A rubric."):
+        assert (hidden in text) != hide, hidden

@@ -5,8 +5,11 @@
 ``{solution-start}`` marker: the ``{solution-end}`` node that remains stops the HTML writer
 ("departing unknown node type: solution_end_node", executablebooks/sphinx-exercise#89), and the text
 and code cells between the markers would stay on the page. With this extension the start marker leaves
-a placeholder, and a transform removes everything from it through the ``{solution-end}``. When
-``hide_solutions`` is off, nothing changes.
+a placeholder, and a transform removes everything from it through the ``{solution-end}``.
+
+Other text that gives answers away (a rubric, the answers of a question bank) goes the same way when it
+carries the class ``solutions-only``: ``:::{admonition} Answers`` with ``:class: solutions-only``, or
+``:::{container} solutions-only``. When ``hide_solutions`` is off, nothing changes.
 """
 
 from __future__ import annotations
@@ -29,8 +32,12 @@ class HiddenSolutionStart(SolutionStartDirective):
         return [hidden_solution_start()] if self.config.hide_solutions else shown
 
 
+SOLUTIONS_ONLY = "solutions-only"
+
+
 class RemoveHiddenSolutions(SphinxTransform):
-    """Remove each hidden solution: its placeholder, the nodes after it, its ``{solution-end}``."""
+    """Remove each hidden solution (its placeholder, the nodes after it, its ``{solution-end}``), and
+    every element of the class ``solutions-only``."""
 
     # After sphinx-exercise's check that the markers pair up (priority 1), before it merges them (10).
     default_priority = 5
@@ -46,6 +53,10 @@ class RemoveHiddenSolutions(SphinxTransform):
                 message = "a hidden solution-start without a solution-end after it"
                 raise ExtensionError(f"{self.env.docname}: {message}")
             del parent[first : last + 1]
+        if self.config.hide_solutions:
+            for node in list(self.document.findall(nodes.Element)):
+                if SOLUTIONS_ONLY in node.get("classes", []) and node.parent is not None:
+                    node.parent.remove(node)
 
 
 def setup(app: Sphinx) -> dict:
