@@ -29,7 +29,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests .ci book/_ext
 
 test: lint book
-	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env tests book
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env --durations=15 tests book
 
 execute: $(BIN)/.installed
 	$(BIN)/python .ci/execute_notebooks.py book

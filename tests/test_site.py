@@ -248,7 +248,7 @@ SEARCH_QUERIES = {
     "id": [
         ("putar", r"(?:memutar|diputar|perputaran|berputar|putarannya)"),
         ("jumlah", r"(?:dijumlahkan|menjumlahkan|penjumlahan|jumlahnya)"),
-        ("kali", r"(?:perkalian|dikalikan|dikali)"),
+        ("banding", r"(?:membandingkan|dibandingkan|perbandingan)"),
         ("geser", r"(?:pergeseran|digeser|menggeser|bergeser)"),
         ("hitung", r"(?:menghitung|dihitung|perhitungan|hitungan)"),
     ],
