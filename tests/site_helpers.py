@@ -290,6 +290,13 @@ HANGUL_PROBE_JS = """
 """
 
 
+# MathJax typesets after the load event: wait for it (a page without MathJax returns at once).
+MATHJAX_READY_JS = (
+    "async () => { const mj = window.MathJax;"
+    " if (mj && mj.startup && mj.startup.promise) await mj.startup.promise; }"
+)
+
+
 def new_context(browser):
     return browser.new_context(
         viewport={"width": 1280, "height": 900}, color_scheme="light", service_workers="block"
@@ -344,10 +351,7 @@ def visit(
     try:
         page.goto(report.url, wait_until="load")
         # MathJax typesets after load; then let late requests (its fonts) finish.
-        page.evaluate(
-            "async () => { const mj = window.MathJax;"
-            " if (mj && mj.startup && mj.startup.promise) await mj.startup.promise; }"
-        )
+        page.evaluate(MATHJAX_READY_JS)
         page.wait_for_load_state("networkidle")
         page.evaluate("async () => { await document.fonts.ready; }")
         data = page.evaluate(COLLECT_JS)
@@ -469,10 +473,7 @@ def first_visit_bytes(browser, url: str) -> int:
     page.on("requestfinished", count)
     try:
         page.goto(url, wait_until="load")
-        page.evaluate(
-            "async () => { const mj = window.MathJax;"
-            " if (mj && mj.startup && mj.startup.promise) await mj.startup.promise; }"
-        )
+        page.evaluate(MATHJAX_READY_JS)
         page.wait_for_load_state("networkidle")
     finally:
         context.close()

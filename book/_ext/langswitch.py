@@ -204,11 +204,11 @@ def twin_pages(app, pagename: str) -> list[dict]:
     lang = app.config.language
     source_root = Path(app.srcdir).parent
     pathto = f"{'../' * pagename.count('/')}../"
+    has_source = pagename in app.env.found_docs  # search, genindex and 404 exist in every edition
     twins = []
     for other, words in app.config.editions.items():
         if other == lang:
             continue
-        has_source = pagename in app.env.found_docs
         if has_source and not any((source_root / other).glob(f"{pagename}.*")):
             continue
         twins.append({"lang": other, "label": words["name"], "url": f"{pathto}{other}/{pagename}.html"})
