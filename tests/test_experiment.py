@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc import alibi_slopes
+from posenc import alibi_bias, alibi_slopes
 from posenc import experiment as ex
 
 
@@ -200,6 +200,33 @@ def test_run_reports_the_learned_tables_error_at_longer_lengths():
     assert list(result.accuracy) == [16, 32, 64]
     assert result.accuracy[16] is not None and result.accuracy[32] is None and result.accuracy[64] is None
     assert "sequence length 32 exceeds max_seq_length 16" in result.error
+
+
+class HandMadeAlibi(ex.TinyTransformer):
+    """ALiBi added by a subclass, the way the capstone project adds a method."""
+
+    def __init__(self, vocab_size, **options):
+        super().__init__(vocab_size, position="nope", **options)
+
+    def attention_bias(self, seq_len):
+        return super().attention_bias(seq_len) + torch.from_numpy(alibi_bias(self.num_heads, seq_len)).float()
+
+
+def test_run_trains_the_model_that_build_makes():
+    built = ex.run("relative", "hand-made alibi", steps=20, record_every=5, build=HandMadeAlibi)
+    alibi = ex.run("relative", "alibi", steps=20, record_every=5)
+    nope = ex.run("relative", "nope", steps=20, record_every=5)
+    assert isinstance(built.model, HandMadeAlibi) and built.position == "hand-made alibi"
+    # Same weights (the seed), same batches, same scores: the same numbers as the built-in ALiBi.
+    assert built.curve == alibi.curve and built.accuracy == alibi.accuracy
+    assert built.curve != nope.curve
+
+
+def test_run_checks_what_build_is_and_makes():
+    with pytest.raises(TypeError, match="build must be callable"):
+        ex.run("order", "mine", steps=1, build="rope")
+    with pytest.raises(TypeError, match="build must return a TinyTransformer"):
+        ex.run("order", "mine", steps=1, build=lambda vocab, **options: torch.nn.Linear(2, 2))
 
 
 def test_evaluate_scores_every_variant_on_the_same_sequences():

@@ -465,6 +465,7 @@ def run(
     steps: int = 600,
     train_length: int = 16,
     test_factors: tuple[int, ...] = (1, 2, 4),
+    build=None,
     **train_options,
 ) -> RunResult:
     """Build a fresh model, train it, and test it at ``factor * train_length`` for each factor.
@@ -474,13 +475,26 @@ def run(
     ``train_length // 2 ... train_length``. The learned variant has
     ``train_length`` rows; at longer test lengths its accuracy is ``None``
     and ``error`` holds the message it raised.
+
+    ``build``, if given, makes the model instead of :class:`TinyTransformer`:
+    it is called as ``build(vocab_size, max_seq_length=train_length)`` after
+    seeding and must return a :class:`TinyTransformer` (a subclass that
+    overrides :meth:`TinyTransformer.attention_bias`, say); ``position`` then
+    only names the result. This is how the capstone project adds a method.
     """
     _check_task(task)
     seed = check_int("seed", seed)
     train_length = check_int("train_length", train_length, minimum=4)
     factors = [check_int("test_factors", factor, minimum=1) for factor in test_factors]
+    if build is not None and not callable(build):
+        raise TypeError(f"build must be callable (vocab_size, max_seq_length=...) -> model, got {build!r}")
     _reproducible(seed)
-    model = TinyTransformer(TASKS[task][1], position=position, max_seq_length=train_length)
+    if build is None:
+        model = TinyTransformer(TASKS[task][1], position=position, max_seq_length=train_length)
+    else:
+        model = build(TASKS[task][1], max_seq_length=train_length)
+        if not isinstance(model, TinyTransformer):
+            raise TypeError(f"build must return a TinyTransformer (or a subclass), got {type(model).__name__}")
     start = time.perf_counter()
     lengths = (train_length // 2, train_length)
     curve = train(model, task, steps=steps, lengths=lengths, seed=seed, **train_options)
