@@ -494,7 +494,7 @@ def run(
     else:
         model = build(TASKS[task][1], max_seq_length=train_length)
         if not isinstance(model, TinyTransformer):
-            raise TypeError(f"build must return a TinyTransformer (or a subclass), got {type(model).__name__}")
+            raise TypeError(f"build must return a TinyTransformer or a subclass, got {type(model).__name__}")
     start = time.perf_counter()
     lengths = (train_length // 2, train_length)
     curve = train(model, task, steps=steps, lengths=lengths, seed=seed, **train_options)
