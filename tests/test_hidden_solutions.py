@@ -19,6 +19,7 @@ import nbformat
 import pytest
 import yaml
 from book_files import BOOK, ROOT, ci_script
+from course_kit import solutions_only_blocks
 
 build_site = ci_script("build_site")
 strip = ci_script("strip_solutions")
@@ -104,9 +105,11 @@ def shown_text() -> str:
         markdown = "\n".join(cell.source for cell in cells if cell.cell_type == "markdown")
         pieces += prose_runs(markdown) + code_lines(re.findall(r"`([^`\n]+)`", markdown))
         pieces += code_lines([cell.source for cell in cells if cell.cell_type == "code"])
+        captions = [c.metadata.get("mystnb", {}).get("figure", {}).get("caption", "") for c in cells]
+        pieces += prose_runs("\n".join(captions))
         pieces += code_lines([strip.output_text(out) for cell in cells for out in cell.get("outputs", [])])
     for page in (BOOK / "en").glob("*.md"):
-        text = page.read_text(encoding="utf-8")
+        text = solutions_only_blocks(page.read_text(encoding="utf-8"))[1]  # without rubrics and answers
         pieces += prose_runs(text) + code_lines([text])
     return "\n".join(pieces)
 
@@ -172,6 +175,36 @@ def test_no_solution_text_reaches_the_hidden_site(path, site_text):
         assert not missing, f"{kind} of {path.name} not found: {missing[:5]}"
 
 
+def page_parts(path: Path) -> dict[str, set[str]]:
+    """The fragments of a page's ``solutions-only`` blocks (rubrics, answers), and of the rest of it."""
+    hidden, shown = solutions_only_blocks(path.read_text(encoding="utf-8"))
+    # Paragraph by paragraph: the HTML puts a heading's link mark between it and the next paragraph.
+    # Inline code is left out: the prose runs read "_" as a space.
+    paragraphs = re.split(r"\n\s*\n|^#+ .*$", re.sub(r"`[^`\n]*`", " | ", shown), flags=re.M)
+    return {
+        "solutions-only": distinct(prose_fragments("\n".join(hidden))),
+        "page": set().union(*map(prose_fragments, paragraphs)),
+    }
+
+
+PAGES = sorted((BOOK / "en").glob("*.md"))
+PAGES_WITH_ANSWERS = [path for path in PAGES if solutions_only_blocks(path.read_text(encoding="utf-8"))[0]]
+
+
+def test_the_instructor_pages_have_answers_to_hide():
+    assert [path.stem for path in PAGES_WITH_ANSWERS] == ["assessment"]
+
+
+@pytest.mark.parametrize("path", PAGES_WITH_ANSWERS, ids=lambda path: path.stem)
+def test_no_rubric_or_answer_reaches_the_hidden_site(path, site_text):
+    parts = page_parts(path)
+    assert len(parts["solutions-only"]) > 100, "the rubrics and answers are found by their words"
+    leaked = sorted(fragment for fragment in parts["solutions-only"] if fragment in site_text)
+    assert not leaked, f"rubric or answer text of {path.name} on the site: {leaked[:5]}"
+    missing = sorted(fragment for fragment in parts["page"] if fragment not in site_text)
+    assert not missing, f"text of {path.name} not found: {missing[:5]}"
+
+
 def test_hidden_site_offers_handouts_and_no_launch_buttons(hidden_site):
     assert (hidden_site / "handouts" / "posenc-handouts-en.zip").is_file()
     for path in CHAPTERS:
@@ -199,6 +232,11 @@ def test_the_same_search_finds_the_solutions_on_the_site_with_solutions():
             found = sum(fragment in text for fragment in parts[kind])
             # Most (a sentence edited since the last build differs); a search that misses text finds none.
             assert found >= 0.5 * len(parts[kind]), f"{kind} of {path.name}: {found} of {len(parts[kind])}"
+    for path in PAGES_WITH_ANSWERS:
+        if (site / f"{path.stem}.html").is_file():
+            hidden = page_parts(path)["solutions-only"]
+            found = sum(fragment in text for fragment in hidden)
+            assert found >= 0.5 * len(hidden), f"answers of {path.name}: {found} of {len(hidden)}"
 
 
 SMALL_PAGE = """# Page

@@ -15,8 +15,11 @@ import nbformat
 import pytest
 import yaml
 from book_files import BOOK, ROOT, ci_script
+from course_kit import assessment, capstone, code_blocks, glance, page, plans
 
 files_of = ci_script("toc_for_language").files_of
+strip = ci_script("strip_solutions")
+checks = ci_script("handout_checks")
 
 LANGS = ("en", "id", "ko")
 LANG_SUFFIX = re.compile(r"-(en|id|ko)$")
@@ -192,3 +195,59 @@ def test_skeleton_sees_what_it_compares():
         "references": ["intro"],
     }
     assert skeleton(markdown.replace("## Part\n", "")) != shape
+
+
+def kit_structure(lang: str) -> dict:
+    """What the instructor pages must say alike in every edition: numbers, labels, points, times."""
+    kit = assessment(lang)
+    return {
+        "objectives": [chapter.objectives for chapter in kit.chapters.values()],
+        "rubrics": [(chapter.rubric, chapter.total) for chapter in kit.chapters.values()],
+        "questions": [chapter.questions for chapter in kit.chapters.values()],
+        "map": kit.map,
+        "times": glance(lang),
+        "plans": [(rows, totals) for rows, totals in plans(lang).values()],
+        "capstone rubric": capstone(lang)[1:],
+        "code": [code_blocks(page(lang, name)) for name in ("instructor", "assessment", "syllabi")],
+    }
+
+
+def test_instructor_pages_rubrics_questions_and_plans_match():
+    """The course kit: the same objectives, rubric points, questions, map, plans and code in every edition.
+    (The handouts are compared cell by cell in test_handouts.py.)"""
+    english = kit_structure("en")
+    assert english["rubrics"] and english["plans"] and english["code"][2]
+    for lang in ("id", "ko"):
+        ours = kit_structure(lang)
+        for part, value in english.items():
+            assert ours[part] == value, f"{lang}: the {part} differ from the English edition's"
+
+
+@pytest.mark.parametrize("lang", ["id", "ko"])
+@pytest.mark.parametrize("name", NOTEBOOK_NAMES)
+def test_handout_matches_the_english_one_but_for_the_words(lang, name):
+    english = strip.make_handout(load("en", name), "en")
+    other = strip.make_handout(load(lang, name), lang)
+
+    def skeleton(handout):
+        """Each cell's type and tags, and the id of each cell the handout added (the same in each edition)."""
+        added = {strip.ANSWER_TAG, strip.CHECK_TAG}
+        return [
+            (cell.cell_type, tags, cell.id if added & set(tags) else None)
+            for cell in handout.cells
+            if (tags := cell.metadata.get("tags", [])) is not None
+        ]
+
+    assert skeleton(other) == skeleton(english)
+    for ours, theirs in zip(english.cells, other.cells, strict=True):
+        if ours.cell_type != "code" or "lang" in ours.metadata.get("tags", []):
+            continue
+        if strip.CHECK_TAG in ours.metadata.get("tags", []):
+            # The same check; only its comment, claims and verdicts are in the edition's language.
+            def code(cell):
+                return cell.source.split("\n", 1)[1].split("\n_claims = [")[0]
+
+            assert code(theirs) == code(ours)
+            assert theirs.source == strip.check_source(checks.CHECKS[ours.id.removesuffix("-check")], lang)
+        else:
+            assert theirs.source == ours.source
