@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -206,7 +207,8 @@ def kit_structure(lang: str) -> dict:
         "questions": [chapter.questions for chapter in kit.chapters.values()],
         "map": kit.map,
         "times": glance(lang),
-        "plans": [(rows, totals) for rows, totals in plans(lang).values()],
+        # The sessions' names are words ("Before", "Sebelum"); their chapters and minutes must match.
+        "plans": [([replace(row, name="") for row in rows], totals) for rows, totals in plans(lang).values()],
         "capstone rubric": capstone(lang)[1:],
         "code": [code_blocks(page(lang, name)) for name in ("instructor", "assessment", "syllabi")],
     }
