@@ -215,6 +215,19 @@ def twin_pages(app, pagename: str) -> list[dict]:
     return twins
 
 
+def note_twin_sources(app, doctree):
+    """Make a page depend on its twins' sources, so that its switch links follow when one appears.
+
+    Sphinx rebuilds a page when a noted dependency changes or is missing, and knows nothing else of
+    the other editions' folders: without this, an incremental build keeps a page without the switch
+    link to a twin written after it.
+    """
+    suffix = Path(app.env.doc2path(app.env.docname)).suffix
+    for other in app.config.editions:
+        if other != app.config.language:
+            app.env.note_dependency(str(Path(app.srcdir).parent / other / f"{app.env.docname}{suffix}"))
+
+
 def add_language_context(app, pagename, templatename, context, doctree):
     context["language_switch_label"] = sphinx.locale.get_translation("sphinx")("Read this page in")
     context["language_links"] = links = twin_pages(app, pagename)
@@ -276,6 +289,7 @@ def setup(app):
     # After the themes and extensions have loaded their catalogs and set up the templates.
     app.connect("builder-inited", own_words_first, priority=900)
     app.add_post_transform(ProofInTheEditionLanguage)
+    app.connect("doctree-read", note_twin_sources)
     app.connect("html-page-context", add_language_context)
     # After the theme's handler, which defines generate_toctree_html.
     app.connect("html-page-context", name_sidebar_toggles, priority=900)
