@@ -26,6 +26,7 @@ import argparse
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -49,12 +50,57 @@ def editions(config: dict) -> dict[str, dict]:
     return config["sphinx"]["config"]["editions"]
 
 
-def edition_config(config: dict, lang: str, hidden: bool = False) -> dict:
+# How each edition is typeset in the PDF: Sphinx's xelatex defaults (polyglossia in the edition's
+# language, for its hyphenation and LaTeX's own words; FreeSerif, FreeSans and FreeMono from
+# fonts-freefont-otf), with kotex and the Nanum fonts for Hangul (fonts-nanum, fonts-nanum-coding):
+# Myeongjo in text, Gothic in headings, GothicCoding in code. Every edition needs Hangul: the code
+# cells, the same in all three, hold the Korean labels of the figures.
+HANGUL = (
+    "\\usepackage{kotex}\n\\setmainhangulfont{NanumMyeongjo}\n\\setsanshangulfont{NanumGothic}\n"
+    "\\setmonohangulfont{NanumGothicCoding}\n"
+)
+BOOK_FORMATS = {"pdf": ["--builder", "pdflatex"], "epub": ["--builder", "custom", "--custom-builder", "epub"]}
+
+
+def book_settings(lang: str, book_format: str) -> dict:
+    """The Sphinx settings of the PDF (LaTeX) or the EPUB build of an edition."""
+    # The book's version (pyproject.toml, with CITATION.cff) on the title page; EPUB 3 requires one.
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    if book_format == "pdf":
+        return {
+            "version": version,
+            "release": version,
+            "latex_elements": {
+                "papersize": "a4paper",
+                "preamble": HANGUL,
+                # Long lines of code and output wrap at any character, not only at spaces.
+                "sphinxsetup": "verbatimforcewraps=true, verbatimmaxunderfull=1",
+            },
+            "latex_domain_indices": False,  # sphinx-proof's "Proof Index", in English
+        }
+    # EPUB readers run no JavaScript: the math is typeset at build time, as SVG pictures, by pdfTeX
+    # (kotex for the few formulas with Hangul); book/_ext/book_formats.py typesets them in one run.
+    return {
+        "html_math_renderer": "imgmath",
+        "imgmath_image_format": "svg",
+        "imgmath_use_preview": True,  # the baseline of inline math
+        "imgmath_latex_preamble": "\\usepackage{kotex}",
+        "imgmath_font_size": 14,
+        "version": version,
+        "release": version,
+        "epub_basename": f"posenc-{lang}",
+        "epub_show_urls": "no",
+    }
+
+
+def edition_config(config: dict, lang: str, hidden: bool = False, book_format: str = "html") -> dict:
     """``config`` for one edition: its language, title and author; every path made absolute.
 
     Jupyter Book resolves Sphinx's paths against the source folder (``book/<lang>``) and the local
     extensions against the configuration file (in ``_build``): absolute paths mean the same in both.
     ``hidden`` leaves the solutions out, and the launch buttons, which open the notebooks with them.
+    ``book_format`` "pdf" or "epub" gives the settings of that build instead of the site's (the
+    templates, which extend the site's theme, are left out).
     """
     words = editions(config)[lang]
     edition = yaml.safe_load(yaml.safe_dump(config))  # a deep copy
@@ -71,26 +117,43 @@ def edition_config(config: dict, lang: str, hidden: bool = False) -> dict:
         settings[key] = [str(ROOT / path) for path in settings.get(key, [])]
     if "html_favicon" in settings:
         settings["html_favicon"] = str(ROOT / settings["html_favicon"])
+    if book_format != "html":
+        # The site's templates extend its theme; its static files are MathJax and the site's CSS.
+        settings.update(templates_path=[], html_static_path=[], html_css_files=[])
+        settings.pop("html_favicon", None)
+        settings.update(book_settings(lang, book_format))
+        sphinx["local_extensions"]["book_formats"] = str(ROOT / "book" / "_ext")
+        if book_format == "epub":
+            sphinx["extra_extensions"] = [*sphinx.get("extra_extensions", []), "sphinx.ext.imgmath"]
     if hidden:
         settings["hide_solutions"] = True
         sphinx["local_extensions"]["hidden_solutions"] = str(ROOT / "book" / "_ext")
+    if hidden or book_format != "html":
         edition["launch_buttons"] = {
             **edition.get("launch_buttons", {}),
-            "binderhub_url": "", "colab_url": "",
+            "binderhub_url": "",
+            "colab_url": "",
         }
     return edition
 
 
 def write_edition_files(
-    config: dict, toc: dict, lang: str, build_dir: Path = BUILD, hidden: bool = False
+    config: dict,
+    toc: dict,
+    lang: str,
+    build_dir: Path = BUILD,
+    hidden: bool = False,
+    book_format: str = "html",
 ) -> Path:
-    """Write ``<build_dir>/editions/<lang>/_config.yml`` and ``_toc.yml``; return that folder."""
-    folder = build_dir / "editions" / lang
+    """Write ``<build_dir>/editions/<lang>/_config.yml`` and ``_toc.yml``; return that folder.
+
+    The PDF and EPUB builds of an edition have their own folders, ``<lang>-pdf`` and ``<lang>-epub``."""
+    folder = build_dir / "editions" / (lang if book_format == "html" else f"{lang}-{book_format}")
     folder.mkdir(parents=True, exist_ok=True)
     note = f"# Generated by .ci/build_site.py from the root {{}} for the {lang} edition: do not edit.\n"
+    settings = edition_config(config, lang, hidden, book_format)
     (folder / "_config.yml").write_text(
-        note.format("_config.yml") + yaml.safe_dump(edition_config(config, lang, hidden), allow_unicode=True),
-        encoding="utf-8",
+        note.format("_config.yml") + yaml.safe_dump(settings, allow_unicode=True), encoding="utf-8"
     )
     (folder / "_toc.yml").write_text(
         note.format("_toc.yml") + yaml.safe_dump(edition_toc(toc, lang), sort_keys=False, allow_unicode=True),
@@ -99,41 +162,60 @@ def write_edition_files(
     return folder
 
 
-def build(langs: list[str], hidden: bool = False, build_dir: Path = BUILD) -> int:
-    """Build the editions ``langs`` into ``<build_dir>/html``; ``hidden`` leaves every solution out."""
-    config, toc = load_yaml("_config.yml"), load_yaml("_toc.yml")
-    known = editions(config)
-    unknown = [lang for lang in langs if lang not in known]
+def check_editions(config: dict, langs: list[str]) -> None:
+    unknown = [lang for lang in langs if lang not in editions(config)]
     if unknown:
-        raise SystemExit(f"unknown edition(s) {unknown}; _config.yml names {sorted(known)}")
-    site, handouts = build_dir / "html", build_dir / "handouts"
-    build_handouts(langs, handouts)
+        raise SystemExit(f"unknown edition(s) {unknown}; _config.yml names {sorted(editions(config))}")
+
+
+def run_builds(folders: dict[str, Path], options: dict[str, list[str]]) -> list[str]:
+    """Run ``jupyter-book build`` for each edition folder at once; print each log; return the failed.
+
+    ``folders`` maps a name ("ko", "ko-pdf") to the folder that ``write_edition_files`` wrote, whose
+    source is ``book/<lang>``; ``options`` adds a build's own options (its builder).
+    """
     runs = {}
-    for lang in langs:
-        folder = write_edition_files(config, toc, lang, build_dir, hidden)
+    for name, folder in folders.items():
+        lang = name.split("-")[0]
         command = [
             str(JUPYTER_BOOK), "build", str(ROOT / "book" / lang),
             "--config", str(folder / "_config.yml"), "--toc", str(folder / "_toc.yml"),
             "--path-output", str(folder), "--warningiserror", "--nitpick", "--keep-going",
+            *options.get(name, []),
         ]  # fmt: skip
         log = (folder / "build.log").open("w", encoding="utf-8")
-        runs[lang] = (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT), log)
+        runs[name] = (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT), log)
     failed = []
-    for lang, (process, log) in runs.items():
+    for name, (process, log) in runs.items():
         process.wait()
         log.close()
-        print(f"--- {lang}: jupyter-book build exited {process.returncode} ---")
-        print((build_dir / "editions" / lang / "build.log").read_text(encoding="utf-8"), end="")
+        print(f"--- {name}: jupyter-book build exited {process.returncode} ---")
+        print((folders[name] / "build.log").read_text(encoding="utf-8"), end="")
         if process.returncode:
-            failed.append(lang)
-            continue
-        target = site / lang
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(build_dir / "editions" / lang / "_build" / "html", target)
-        add_handouts(target, handouts, lang, hidden)
+            failed.append(name)
     if failed:
         print(f"the build of {failed} failed: see the log above", file=sys.stderr)
+    return failed
+
+
+def build(langs: list[str], hidden: bool = False, build_dir: Path = BUILD) -> int:
+    """Build the editions ``langs`` into ``<build_dir>/html``; ``hidden`` leaves every solution out.
+
+    Each edition's PDF and EPUB, if `make pdf` and `make epub` have built them, are copied into its
+    ``downloads/``, where its landing page links them."""
+    config, toc = load_yaml("_config.yml"), load_yaml("_toc.yml")
+    check_editions(config, langs)
+    site, handouts = build_dir / "html", build_dir / "handouts"
+    build_handouts(langs, handouts)
+    folders = {lang: write_edition_files(config, toc, lang, build_dir, hidden) for lang in langs}
+    if run_builds(folders, {}):
         return 1
+    for lang, folder in folders.items():
+        target = site / lang
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(folder / "_build" / "html", target)
+        add_handouts(target, handouts, lang, hidden)
+        add_downloads(target, build_dir, lang)
     for name in LANDING_FILES:
         shutil.copy2(ROOT / name, site / Path(name).name)
     # One index for the whole site, split by <html lang>; only the article of each page is indexed
@@ -142,6 +224,46 @@ def build(langs: list[str], hidden: bool = False, build_dir: Path = BUILD) -> in
         [sys.executable, "-m", "pagefind_bin", "--site", str(site), "--silent"], check=False
     )
     return index.returncode
+
+
+def book_path(build_dir: Path, lang: str, book_format: str) -> Path:
+    """Where `make pdf` and `make epub` put an edition: ``_build/pdf/posenc-ko.pdf``, ..."""
+    return build_dir / book_format / f"posenc-{lang}.{book_format}"
+
+
+def build_books(langs: list[str], formats: list[str], build_dir: Path = BUILD) -> int:
+    """Build the PDF and/or EPUB of the editions ``langs`` into ``<build_dir>/pdf`` and ``/epub``."""
+    config, toc = load_yaml("_config.yml"), load_yaml("_toc.yml")
+    check_editions(config, langs)
+    folders = {
+        f"{lang}-{book_format}": write_edition_files(config, toc, lang, build_dir, book_format=book_format)
+        for book_format in formats
+        for lang in langs
+    }
+    for folder in folders.values():
+        # The EPUB packs every file of its output folder: none may be left from an earlier build.
+        shutil.rmtree(folder / "_build" / "epub", ignore_errors=True)
+    failed = run_builds(folders, {name: BOOK_FORMATS[name.split("-")[1]] for name in folders})
+    for name, folder in folders.items():
+        lang, book_format = name.split("-")
+        if name in failed:
+            continue
+        built = {"pdf": folder / "_build" / "latex" / "book.pdf", "epub": folder / "_build" / "epub"}
+        source = built[book_format] if book_format == "pdf" else built["epub"] / f"posenc-{lang}.epub"
+        target = book_path(build_dir, lang, book_format)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+        if (build_dir / "html" / lang).is_dir():
+            add_downloads(build_dir / "html" / lang, build_dir, lang)
+    return 1 if failed else 0
+
+
+def add_downloads(target: Path, build_dir: Path, lang: str) -> None:
+    """Copy the edition's PDF and EPUB, where they exist, into its site folder's ``downloads/``."""
+    for book_format in BOOK_FORMATS:
+        if (path := book_path(build_dir, lang, book_format)).is_file():
+            (target / "downloads").mkdir(exist_ok=True)
+            shutil.copy2(path, target / "downloads" / path.name)
 
 
 def add_handouts(target: Path, handouts: Path, lang: str, hidden: bool) -> None:
@@ -165,9 +287,16 @@ def main(argv: list[str]) -> int:
         "--solutions", choices=["shown", "hidden"], default="shown",
         help="hidden: leave every solution out of the site (make book SOLUTIONS=hidden)",
     )  # fmt: skip
+    parser.add_argument(
+        "--formats", nargs="+", choices=["html", *BOOK_FORMATS], default=["html"],
+        help="html: the site (make book); pdf, epub: the books to take away (make pdf, make epub)",
+    )  # fmt: skip
     arguments = parser.parse_args(argv)
     langs = arguments.langs or list(editions(load_yaml("_config.yml")))
-    return build(langs, hidden=arguments.solutions == "hidden")
+    books = [book_format for book_format in arguments.formats if book_format != "html"]
+    if books and build_books(langs, books):
+        return 1
+    return build(langs, hidden=arguments.solutions == "hidden") if "html" in arguments.formats else 0
 
 
 if __name__ == "__main__":

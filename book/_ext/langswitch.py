@@ -256,15 +256,22 @@ def name_sidebar_toggles(app, pagename, templatename, context, doctree):
     context["generate_toctree_html"] = generate_named
 
 
+def is_site(app) -> bool:
+    """Whether this build writes the web site, not the PDF (LaTeX) or the EPUB."""
+    return app.builder.format == "html" and app.builder.name != "epub"
+
+
 def not_found_page(app):
     """A 404 page in the edition's language (book/_templates/404.html)."""
+    if not is_site(app):
+        return
     yield "404", {"title": sphinx.locale.get_translation("sphinx")("Page not found")}, "404.html"
 
 
 def translate_scripts(app, exception):
     """The words that the copy and toggle buttons' scripts hard-code, in the edition's language."""
     lang = app.config.language
-    if exception is not None or lang not in COPY_BUTTON:
+    if exception is not None or lang not in COPY_BUTTON or not is_site(app):
         return
     entries = ", ".join(f"'{key}': '{value}'" for key, value in COPY_BUTTON[lang].items())
     toggle = OWN_MESSAGES[lang]["Toggle hidden content"]
