@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: book test lint execute serve clean edition handouts
+.PHONY: book test lint execute serve clean edition handouts pdf epub
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,15 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 SOLUTIONS ?= shown
 book: $(BIN)/.installed
 	$(BIN)/python .ci/build_site.py --solutions $(SOLUTIONS)
+
+# The books to take away, one per edition: _build/pdf/posenc-<lang>.pdf (xelatex) and
+# _build/epub/posenc-<lang>.epub (EPUB 3, math as SVG). `make book` builds both first where TeX is
+# installed, and links them from each edition's landing page and from the site root.
+pdf: $(BIN)/.installed
+	$(BIN)/python .ci/build_site.py --formats pdf
+
+epub: $(BIN)/.installed
+	$(BIN)/python .ci/build_site.py --formats epub
 
 # Student notebooks of every chapter, without solutions, with answer and check cells:
 # _build/handouts/<lang>/ and _build/handouts/posenc-handouts-<lang>.zip.

@@ -4,6 +4,8 @@
 
 - LaTeX: docutils' table of Babel names has no Korean, so Sphinx would warn ("no Babel option known
   for language 'ko'") and fall back to English words; with the name, polyglossia sets Korean captions.
+- LaTeX: the edition's landing page is the front matter, before chapter 1; its sections (how to run
+  the notebooks from a clone) would each become a chapter, numbered before the first, and are left out.
 - LaTeX: sphinx-exercise labels an exercise ``exercise:<label>`` only, while a ``{ref}`` to it links
   ``<docname>:<label>``, the label of any Sphinx target: every link to an exercise pointed nowhere, and
   "Exercise \\ref{...}" printed "??". The exercise gets that label too, carrying its number (2.2).
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.writers.latex2e import Babel
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.ext.imgmath import generate_latex_macro, write_svg_depth
 from sphinx.util.math import wrap_displaymath
@@ -42,6 +45,17 @@ def visit_exercise(self, node) -> None:
         f"\\makeatletter\\def\\@currentlabel{{{number}}}\\makeatother"
         f"\\label{{{self.idescape(f'{docname}:{label}')}}}\n"
     )
+
+
+def landing_page_as_front_matter(app, doctree) -> None:
+    if app.builder.format != "latex" or app.env.docname != app.config.root_doc:
+        return
+    for top in doctree.findall(nodes.section):
+        for section in [child for child in top.children if isinstance(child, nodes.section)]:
+            # Jupyter Book puts the toctree of the chapters at the end of the page: it stays.
+            top.extend(list(section.findall(addnodes.toctree)))
+            top.remove(section)
+        break
 
 
 def no_scripts(app, pagename, templatename, context, doctree) -> None:
@@ -132,6 +146,7 @@ def setup(app: Sphinx) -> dict:
         latex=(visit_exercise, exercise_nodes.depart_exercise_enumerable_node),
     )
     app.connect("html-page-context", no_scripts, priority=900)
+    app.connect("doctree-read", landing_page_as_front_matter)
     app.connect("env-updated", prerender_math)
     app.connect("doctree-resolved", valid_xhtml)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -28,6 +28,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 OWN_MESSAGES = {
     "id": {
         "Read this page in": "Baca halaman ini dalam",
+        "Download this edition:": "Unduh edisi ini:",
         "Fig. %s": "Gambar %s",
         "Search this book...": "Cari di buku ini...",
         "Toggle hidden content": "Tampilkan atau sembunyikan isi",
@@ -76,6 +77,7 @@ OWN_MESSAGES = {
     },
     "ko": {
         "Read this page in": "이 페이지를 다른 언어로 읽기",
+        "Download this edition:": "이 언어판 내려받기:",
         "Search this book...": "이 책에서 검색...",
         "Toggle hidden content": "숨긴 내용 펼치기/접기",
         "Solution to": "풀이",  # sphinx-exercise's catalog says 해답; the book says 풀이
@@ -231,6 +233,7 @@ def note_twin_sources(app, doctree):
 def add_language_context(app, pagename, templatename, context, doctree):
     context["language_switch_label"] = sphinx.locale.get_translation("sphinx")("Read this page in")
     context["language_links"] = links = twin_pages(app, pagename)
+    context["downloads"] = app.config.downloads if pagename == app.config.root_doc else {}
     context["metatags"] = context.get("metatags", "") + "".join(
         f'\n<link rel="alternate" hreflang="{link["lang"]}" href="{link["url"]}" />' for link in links
     )
@@ -291,6 +294,8 @@ def translate_scripts(app, exception):
 
 def setup(app):
     app.add_config_value("editions", {}, "html", types=[dict])
+    # The edition's PDF and EPUB, where built: {"PDF": "downloads/posenc-en.pdf", ...} (.ci/build_site.py).
+    app.add_config_value("downloads", {}, "html", types=[dict])
     # Before Sphinx's own handler (priority 800), which fills in the formats it is not given.
     app.connect("config-inited", own_config_words, priority=100)
     # After the themes and extensions have loaded their catalogs and set up the templates.

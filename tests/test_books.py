@@ -1,0 +1,164 @@
+"""The PDF and EPUB of every edition, which `make book` (run by `make test`) builds where TeX is installed.
+
+They are read as a reader's tools read them: poppler's pdftotext and pdffonts for the PDFs, the LaTeX
+logs for missing characters and lines that run off the page, epubcheck and the EPUB's own files for
+the EPUBs. On CI (CI=true), where .ci/run installs TeX, a missing book fails instead of skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+from book_files import BOOK, ROOT, ci_script
+from course_kit import about_box, chapters
+
+build_site = ci_script("build_site")
+
+LANGS = ("en", "id", "ko")
+BUILD = ROOT / "_build"
+# Lines of code, output or math wider than the text by more than this are a fault (5 mm); LaTeX's
+# small excesses of a point or two, in tables and justified lines, are not.
+OVERFULL_LIMIT_PT = 15.0
+
+
+def book(lang: str, book_format: str) -> Path:
+    path = build_site.book_path(BUILD, lang, book_format)
+    if not path.is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{path} is missing: `make test` builds it (make book), with TeX from .ci/run")
+        pytest.skip(f"no {path.name}: `make pdf` / `make epub` need TeX (the apt-get line of .ci/run)")
+    return path
+
+
+def latex_log(lang: str) -> str:
+    book(lang, "pdf")
+    return (BUILD / "editions" / f"{lang}-pdf" / "_build" / "latex" / "book.log").read_text(errors="replace")
+
+
+def titles(lang: str) -> list[str]:
+    """The title of every chapter and of the glossary, as the edition's sources write it."""
+    sources = [about_box(lang, number) for number in sorted(chapters(lang).values())]
+    sources.append((BOOK / lang / "glossary.md").read_text(encoding="utf-8"))
+    # *Notebook*, `posenc`: the PDF shows the words without the marks.
+    return [re.sub(r"[*`]", "", re.search(r"^# (.+)$", text, re.M).group(1)) for text in sources]
+
+
+def squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def pdf_text(path: Path, *options: str) -> str:
+    return subprocess.run(["pdftotext", *options, str(path), "-"], capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_pdf_holds_every_chapter_title_as_text(lang):
+    text = squeeze(
+        subprocess.run(["pdftotext", book(lang, "pdf"), "-"], capture_output=True, text=True).stdout
+    )
+    chapters = titles(lang)
+    assert len(chapters) == 9
+    for title in chapters:
+        # Twice: in the table of contents and at the chapter's start.
+        assert text.count(squeeze(title)) >= 2, f"{lang}: {title!r} is not in the PDF's text"
+
+
+def test_korean_pdf_embeds_a_font_with_hangul():
+    fonts = subprocess.run(["pdffonts", book("ko", "pdf")], capture_output=True, text=True).stdout
+    embedded = [line.split()[0] for line in fonts.splitlines()[2:] if line.split()[-5:-4] == ["yes"]]
+    hangul = [name for name in embedded if "Nanum" in name]
+    assert hangul, f"no embedded Nanum (Hangul) font among {embedded}"
+    text = subprocess.run(
+        ["pdftotext", "-l", "3", book("ko", "pdf"), "-"], capture_output=True, text=True
+    ).stdout
+    assert re.search(r"[\uac00-\ud7a3]{4}", text), "no Hangul text on the first pages"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_latex_log_has_no_missing_character_and_no_wide_line(lang):
+    log = latex_log(lang)
+    missing = sorted(set(re.findall(r"Missing character: There is no (.+?) in font", log)))
+    assert not missing, f"{lang}: characters without a glyph: {missing[:10]}"
+    widths = [float(width) for width in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide", log)]
+    assert max(widths, default=0) <= OVERFULL_LIMIT_PT, f"{lang}: a line {max(widths)} pt wider than the text"
+
+
+def test_indonesian_pdf_is_hyphenated_as_indonesian(tmp_path):
+    """The language the PDF sets breaks Indonesian words as Indonesian does (per-ban-ding-an), where
+    English patterns would not (per-bandin-gan)."""
+    book("id", "pdf")
+    tex = (BUILD / "editions" / "id-pdf" / "_build" / "latex" / "book.tex").read_text(encoding="utf-8")
+    (language,) = set(re.findall(r"^\\setmainlanguage\{(\w+)\}$", tex, re.M))
+    (tmp_path / "words.tex").write_text(
+        "\\documentclass{article}\\usepackage{polyglossia}\\setmainlanguage{"
+        + language
+        + "}\n\\begin{document}\\showhyphens{perbandingan pembelajaran}\\end{document}\n",
+        encoding="utf-8",
+    )
+    subprocess.run(["xelatex", "-interaction=nonstopmode", "words.tex"], cwd=tmp_path, capture_output=True)
+    log = (tmp_path / "words.log").read_text(errors="replace")
+    assert "per-ban-ding-an pem-be-la-jar-an" in log, re.findall(r"\S*-\S*", log)[-4:]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_epub_passes_epubcheck(lang):
+    result = subprocess.run(
+        ["java", "-jar", "/usr/share/java/epubcheck.jar", str(book(lang, "epub"))],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "No errors or warnings detected" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_epub_pages_have_no_script_and_math_as_pictures(lang):
+    with zipfile.ZipFile(book(lang, "epub")) as epub:
+        pages = {name: epub.read(name).decode("utf-8") for name in epub.namelist() if name.endswith(".xhtml")}
+        pictures = [name for name in epub.namelist() if "/math/" in name and name.endswith(".svg")]
+    assert not [name for name, page in pages.items() if "<script" in page]
+    assert len(pictures) > 500, f"{len(pictures)} math pictures"
+    rotation = pages["05_rotation.xhtml"]
+    assert "math/" in rotation and "\\(" not in rotation and "$$" not in rotation  # no TeX left to a script
+    for title in titles(lang):
+        assert any(squeeze(title) in squeeze(re.sub(r"<[^>]+>", "", page)) for page in pages.values()), title
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_site_links_the_books_of_each_edition(lang):
+    pdf, epub = book(lang, "pdf"), book(lang, "epub")
+    site = BUILD / "html"
+    landing = (site / lang / "index.html").read_text(encoding="utf-8")
+    root = (site / "index.html").read_text(encoding="utf-8")
+    for path in (pdf, epub):
+        copy = site / lang / "downloads" / path.name
+        assert copy.read_bytes() == path.read_bytes(), f"{copy} is not the book that was built"
+        assert f'href="downloads/{path.name}"' in landing
+        assert f'href="{lang}/downloads/{path.name}"' in root
+
+
+def test_book_builds_have_their_own_settings():
+    config = build_site.load_yaml("_config.yml")
+    site = build_site.edition_config(config, "ko")
+    pdf = build_site.edition_config(config, "ko", book_format="pdf")["sphinx"]["config"]
+    epub = build_site.edition_config(config, "id", book_format="epub")["sphinx"]["config"]
+    assert site["sphinx"]["config"]["templates_path"] and not pdf["templates_path"]
+    assert "\\usepackage[hangul]{kotex}" in pdf["latex_elements"]["preamble"]
+    assert pdf["latex_elements"]["polyglossia"] == ""  # kotex sets the Korean words
+    english = build_site.edition_config(config, "en", book_format="pdf")["sphinx"]["config"]["latex_elements"]
+    assert "polyglossia" not in english and "\\usepackage{kotex}" in english["preamble"]
+    assert epub["html_math_renderer"] == "imgmath" and epub["imgmath_image_format"] == "svg"
+
+
+def test_without_tex_the_site_is_built_alone_and_on_ci_it_fails(monkeypatch):
+    monkeypatch.setattr(build_site.shutil, "which", lambda program: None)
+    monkeypatch.setenv("CI", "false")
+    assert build_site.default_formats(hidden=False) == ["html"]
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(SystemExit, match="xelatex, latexmk, latex, dvisvgm not found"):
+        build_site.default_formats(hidden=False)
+    assert build_site.default_formats(hidden=True) == ["html"]  # the books keep the solutions
