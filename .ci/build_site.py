@@ -53,14 +53,27 @@ def editions(config: dict) -> dict[str, dict]:
 
 
 # How each edition is typeset in the PDF: Sphinx's xelatex defaults (FreeSerif, FreeSans and FreeMono
-# from fonts-freefont-otf) and kotex with the Nanum fonts for Hangul (fonts-nanum, fonts-nanum-coding):
-# Myeongjo in text, Gothic in headings, GothicCoding in code. Every edition needs Hangul: the code cells,
-# the same in all three, hold the Korean labels of the figures. English and Indonesian set their
-# language with polyglossia (hyphenation, LaTeX's words: "Bab", "Daftar Isi"); Korean with kotex's
-# own option, which polyglossia's Korean would override by setting Latin letters in the Hangul font.
+# from fonts-freefont-otf) and kotex with the Nanum fonts for Hangul (fonts-nanum): Myeongjo in text,
+# Gothic in headings, GothicCoding in code. Every edition needs Hangul: the code cells, the same in all
+# three, hold the Korean labels of the figures. English and Indonesian set their language with
+# polyglossia (hyphenation, LaTeX's words: "Bab", "Daftar Isi") and keep their quotes and brackets in
+# the Latin font; Korean sets its words with kotex's own option (polyglossia's Korean would set Latin
+# letters in the Hangul font), and its chapter heads with the class's plain style, since fncychap's
+# would print "제 1" without its "장".
 HANGUL = (
-    "\\usepackage{options}{{kotex}}\n\\setmainhangulfont{{NanumMyeongjo}}\n"
-    "\\setsanshangulfont{{NanumGothic}}\n\\setmonohangulfont{{NanumGothicCoding}}\n"
+    "\\setmainhangulfont{NanumMyeongjo}\n\\setsanshangulfont{NanumGothic}\n"
+    "\\setmonohangulfont{NanumGothicCoding}\n"
+)
+LATEX_BY_LANGUAGE = {
+    "en": {"preamble": "\\usepackage{kotex}\n\\xetexkofontregime{latin}\n" + HANGUL},
+    "id": {"preamble": "\\usepackage{kotex}\n\\xetexkofontregime{latin}\n" + HANGUL},
+    "ko": {"polyglossia": "", "fncychap": "", "preamble": "\\usepackage[hangul]{kotex}\n" + HANGUL},
+}
+# polyglossia's Indonesian and kotex name figures and tables "Gambar", "그림" after Sphinx has set its
+# "Gambar " with a space: the space goes between the name and the number again.
+CAPTION_SPACE = (
+    "\\makeatletter\\AtBeginDocument{\\def\\fnum@figure{\\figurename~\\thefigure}"
+    "\\def\\fnum@table{\\tablename~\\thetable}}\\makeatother\n"
 )
 BOOK_FORMATS = {"pdf": ["--builder", "pdflatex"], "epub": ["--builder", "custom", "--custom-builder", "epub"]}
 
@@ -75,10 +88,10 @@ def book_settings(lang: str, book_format: str) -> dict:
             "release": version,
             "latex_elements": {
                 "papersize": "a4paper",
-                **({"polyglossia": ""} if lang == "ko" else {}),
-                "preamble": HANGUL.format(options="[hangul]" if lang == "ko" else ""),
-                # Long lines of code and output wrap at any character, not only at spaces.
-                "sphinxsetup": "verbatimforcewraps=true, verbatimmaxunderfull=1",
+                **LATEX_BY_LANGUAGE[lang],
+                "preamble": LATEX_BY_LANGUAGE[lang]["preamble"] + (CAPTION_SPACE if lang != "en" else ""),
+                # A long line of code or output that has no space to break at is broken anyway.
+                "sphinxsetup": "verbatimforcewraps=true",
             },
             "latex_domain_indices": False,  # sphinx-proof's "Proof Index", in English
         }
@@ -93,6 +106,7 @@ def book_settings(lang: str, book_format: str) -> dict:
         "version": version,
         "release": version,
         "epub_basename": f"posenc-{lang}",
+        "epub_tocscope": "includehidden",  # Jupyter Book's toctrees are hidden: the chapters, in the nav
         "epub_show_urls": "no",
     }
 
@@ -110,6 +124,10 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
     edition = yaml.safe_load(yaml.safe_dump(config))  # a deep copy
     edition["title"] = words["title"]
     edition["author"] = words["author"]
+    if book_format == "epub":
+        # The EPUB's metadata: without them, Sphinx writes "Project name not set".
+        edition["sphinx"]["config"].update(project=words["title"], epub_title=words["title"])
+        edition["sphinx"]["config"].update(epub_author=words["author"], epub_publisher=words["author"])
     edition["repository"]["path_to_book"] = f"book/{lang}"
     sphinx = edition["sphinx"]
     sphinx["local_extensions"] = {
@@ -261,10 +279,9 @@ def build_books(langs: list[str], formats: list[str], build_dir: Path = BUILD) -
         for lang in langs
     }
     for folder in folders.values():
-        # Nothing may be left from an earlier build: the EPUB packs every file of its output folder,
-        # and LaTeX reads its .aux files again.
-        for output in ("epub", "latex"):
-            shutil.rmtree(folder / "_build" / output, ignore_errors=True)
+        # Each book is built afresh: the EPUB packs every file of its output folder, LaTeX reads its
+        # .aux files again, and the doctrees that Sphinx keeps would skip book_formats.py's changes.
+        shutil.rmtree(folder / "_build", ignore_errors=True)
     failed = run_builds(folders, {name: BOOK_FORMATS[name.split("-")[1]] for name in folders})
     for name, folder in folders.items():
         lang, book_format = name.split("-")

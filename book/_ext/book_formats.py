@@ -5,7 +5,8 @@
 - LaTeX: docutils' table of Babel names has no Korean, so Sphinx would warn ("no Babel option known
   for language 'ko'") and fall back to English words; with the name, polyglossia sets Korean captions.
 - LaTeX: the edition's landing page is the front matter, before chapter 1; its sections (how to run
-  the notebooks from a clone) would each become a chapter, numbered before the first, and are left out.
+  the notebooks from a clone) would each become a chapter, numbered before the first, and are left out;
+  its toctree's caption, the language's name, would become the title of the table of contents.
 - LaTeX: sphinx-exercise labels an exercise ``exercise:<label>`` only, while a ``{ref}`` to it links
   ``<docname>:<label>``, the label of any Sphinx target: every link to an exercise pointed nowhere, and
   "Exercise \\ref{...}" printed "??". The exercise gets that label too, carrying its number (2.2).
@@ -50,6 +51,8 @@ def visit_exercise(self, node) -> None:
 def landing_page_as_front_matter(app, doctree) -> None:
     if app.builder.format != "latex" or app.env.docname != app.config.root_doc:
         return
+    for toctree in doctree.findall(addnodes.toctree):
+        toctree["caption"] = None  # Sphinx would name the table of contents after it ("English")
     for top in doctree.findall(nodes.section):
         for section in [child for child in top.children if isinstance(child, nodes.section)]:
             # Jupyter Book puts the toctree of the chapters at the end of the page: it stays.

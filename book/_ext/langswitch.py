@@ -232,7 +232,7 @@ def note_twin_sources(app, doctree):
 
 def add_language_context(app, pagename, templatename, context, doctree):
     context["language_switch_label"] = sphinx.locale.get_translation("sphinx")("Read this page in")
-    context["language_links"] = links = twin_pages(app, pagename)
+    context["language_links"] = links = twin_pages(app, pagename) if is_site(app) else []
     context["downloads"] = app.config.downloads if pagename == app.config.root_doc else {}
     context["metatags"] = context.get("metatags", "") + "".join(
         f'\n<link rel="alternate" hreflang="{link["lang"]}" href="{link["url"]}" />' for link in links
