@@ -3,6 +3,10 @@
     python .ci/build_site.py            # every edition named in _config.yml
     python .ci/build_site.py ko         # the Korean edition alone (and the landing page, the index)
     python .ci/build_site.py --solutions hidden    # the same site without any solution
+    python .ci/build_site.py --formats pdf epub    # the books alone: _build/pdf/, _build/epub/
+
+Without ``--formats``, the PDF and EPUB of each edition are built first where TeX is installed (on CI
+it must be), and the site links them (``build_books``, ``default_formats``).
 
 `make book` and `make edition EDITION=ko` call this. For each language it derives, from the root
 _config.yml and _toc.yml (the single source), an edition's own configuration (its ``language``, title
