@@ -68,9 +68,10 @@ HANGUL = (
     "\\setmainhangulfont{NanumMyeongjo}\n\\setsanshangulfont{NanumGothic}\n"
     "\\setmonohangulfont{NanumGothicCoding}\n"
 )
+LATIN_TEXT = {"preamble": "\\usepackage{kotex}\n\\xetexkofontregime{latin}\n" + HANGUL}
 LATEX_BY_LANGUAGE = {
-    "en": {"preamble": "\\usepackage{kotex}\n\\xetexkofontregime{latin}\n" + HANGUL},
-    "id": {"preamble": "\\usepackage{kotex}\n\\xetexkofontregime{latin}\n" + HANGUL},
+    "en": LATIN_TEXT,
+    "id": LATIN_TEXT,
     "ko": {"polyglossia": "", "fncychap": "", "preamble": "\\usepackage[hangul]{kotex}\n" + HANGUL},
 }
 # polyglossia's Indonesian and kotex name figures and tables "Gambar", "그림" after Sphinx has set its
@@ -128,10 +129,6 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
     edition = yaml.safe_load(yaml.safe_dump(config))  # a deep copy
     edition["title"] = words["title"]
     edition["author"] = words["author"]
-    if book_format == "epub":
-        # The EPUB's metadata: without them, Sphinx writes "Project name not set".
-        edition["sphinx"]["config"].update(project=words["title"], epub_title=words["title"])
-        edition["sphinx"]["config"].update(epub_author=words["author"], epub_publisher=words["author"])
     edition["repository"]["path_to_book"] = f"book/{lang}"
     sphinx = edition["sphinx"]
     sphinx["local_extensions"] = {
@@ -151,6 +148,9 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
         sphinx["local_extensions"]["book_formats"] = str(ROOT / "book" / "_ext")
         if book_format == "epub":
             sphinx["extra_extensions"] = [*sphinx.get("extra_extensions", []), "sphinx.ext.imgmath"]
+            # The EPUB's metadata: without them, Sphinx writes "Project name not set".
+            settings.update(project=words["title"], epub_title=words["title"])
+            settings.update(epub_author=words["author"], epub_publisher=words["author"])
     if hidden:
         settings["hide_solutions"] = True
         sphinx["local_extensions"]["hidden_solutions"] = str(ROOT / "book" / "_ext")
@@ -255,7 +255,10 @@ def build(langs: list[str], hidden: bool = False, build_dir: Path = BUILD) -> in
     landing = site / "index.html"
     text = landing.read_text(encoding="utf-8")
     for lang in editions(config):
-        if not all((site / lang / "downloads" / f"posenc-{lang}.{book}").is_file() for book in BOOK_FORMATS):
+        if not all(
+            (site / lang / "downloads" / book_path(build_dir, lang, book).name).is_file()
+            for book in BOOK_FORMATS
+        ):
             # No PDF and EPUB of this edition (no TeX here, or `make edition`): no links to them.
             links = rf"<!-- downloads -->(?:(?!<!--).)*{lang}/downloads/.*?<!-- /downloads -->"
             text = re.sub(links, "", text)
@@ -291,9 +294,9 @@ def build_books(langs: list[str], formats: list[str], build_dir: Path = BUILD) -
         lang, book_format = name.split("-")
         if name in failed:
             continue
-        built = {"pdf": folder / "_build" / "latex" / "book.pdf", "epub": folder / "_build" / "epub"}
-        source = built[book_format] if book_format == "pdf" else built["epub"] / f"posenc-{lang}.epub"
         target = book_path(build_dir, lang, book_format)
+        # Sphinx names the PDF after latex_documents' targetname, the EPUB after epub_basename.
+        source = folder / "_build" / ("latex/book.pdf" if book_format == "pdf" else f"epub/{target.name}")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
         if (build_dir / "html" / lang).is_dir():

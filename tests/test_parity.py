@@ -16,14 +16,13 @@ import nbformat
 import pytest
 import yaml
 from book_files import BOOK, ROOT, ci_script
-from course_kit import assessment, capstone, code_blocks, glance, page, plans
+from course_kit import assessment, capstone, code_blocks, glance, neutral, page, plans
 
 files_of = ci_script("toc_for_language").files_of
 strip = ci_script("strip_solutions")
 checks = ci_script("handout_checks")
 
 LANGS = ("en", "id", "ko")
-LANG_SUFFIX = re.compile(r"-(en|id|ko)$")
 LABEL = re.compile(r"^\((?P<label>[\w-]+)\)=\s*$", re.M)
 OPTION_LABEL = re.compile(r"^:label:\s*(?P<label>[\w-]+)\s*$", re.M)
 REFERENCE = re.compile(r"\{(?:ref|numref|prf:ref)\}`(?:[^`<]*<)?(?P<label>[\w-]+)>?`")
@@ -33,10 +32,6 @@ FENCE = re.compile(r"^(`{3,}|~{3,})")
 
 def edition_files(lang):
     return sorted(path.name for path in (BOOK / lang).iterdir() if path.suffix in {".md", ".ipynb"})
-
-
-def neutral(label: str) -> str:
-    return LANG_SUFFIX.sub("", label)
 
 
 def headings(markdown: str) -> list[int]:
