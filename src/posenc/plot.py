@@ -17,6 +17,7 @@ from matplotlib.text import Text
 
 from posenc._checks import check_d_model, check_int
 from posenc.encoding import frequencies, sinusoidal_encoding
+from posenc.interactive import SLIDER_SPACE, InteractiveFigure, rounded
 from posenc.relative import alibi_bias, alibi_slopes, t5_relative_bucket
 from posenc.rope import rope_decay_bound, rope_frequencies
 from posenc.scaling import SCALING_METHODS, scaled_frequencies
@@ -576,3 +577,568 @@ def experiment_table(results, *, lang: str = "en"):
 
 
 __all__ += ["experiment_curves", "experiment_lengths", "experiment_table"]
+
+
+# ------------------------------------------------------------------------------------------------
+# Figures a reader can move (posenc.interactive): plotly JSON with a slider, and one frame of it
+# drawn here by matplotlib for the PDF, the EPUB and readers without JavaScript. Plotly draws
+# plain text, so these labels write symbols in Unicode, not mathtext.
+
+BASES = (100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000)
+ROPE_BASES = (100, 1000, 10000, 100000, 500000, 1000000)
+_GREY, _BLUE, _ORANGE = "#999999", "#1f77b4", "#ff7f0e"
+_SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+# Below the plot: the x-axis title, then plotly's slider (hidden on the site, whose script puts a
+# labelled range input under the figure instead).
+_AXIS_SPACE = 60
+_MOVING_LABELS = {
+    "en": {
+        "shift": "PE(pos + k) turns PE(pos) by k·ωᵢ in every pair (d_model = {d}, pos = {pos})",
+        "shift_pair": "pair i = {i}, ω = {omega}",
+        "shift_label": "offset k",
+        "shift_name": (
+            "Interactive figure: PE(pos) and PE(pos + k) on the unit circles of pairs {pairs} "
+            "of a {d}-dimensional encoding; a slider sets k from 0 to {k}."
+        ),
+        "base": "The base b sets the wavelengths (top) and PE(p)·PE(p + k) (bottom), d_model = {d}",
+        "base_label": "base b",
+        "base_name": (
+            "Interactive figure: the wavelength of each of the {n} frequency pairs and the dot product "
+            "PE(p)·PE(p + k) for k = 0 to {k}; a slider sets the base from {low} to {high}."
+        ),
+        "rope": "RoPE's bound on the score against distance, for a chosen base (d = {d})",
+        "rope_label": "base b",
+        "rope_name": (
+            "Interactive figure: RoPE's relative bound on the score for distances 0 to {r} "
+            "with head dimension {d}; a slider sets the base from {low} to {high}."
+        ),
+        "pair": "pair index i",
+        "wavelength": "wavelength 2π/ωᵢ (log scale)",
+        "offset": "offset k",
+        "dot": "PE(p)·PE(p + k)",
+        "distance": "relative distance m - n",
+        "bound": "relative bound",
+        "thousands": ",",
+    },
+    "id": {
+        "shift": "PE(pos + k) memutar PE(pos) sebesar k·ωᵢ di setiap pasangan (d_model = {d}, pos = {pos})",
+        "shift_pair": "pasangan i = {i}, ω = {omega}",
+        "shift_label": "selisih k",
+        "shift_name": (
+            "Gambar interaktif: PE(pos) dan PE(pos + k) pada lingkaran satuan pasangan {pairs} "
+            "dari encoding berdimensi {d}; penggeser mengatur k dari 0 sampai {k}."
+        ),
+        "base": "Basis b menentukan panjang gelombang (atas) dan PE(p)·PE(p + k) (bawah), d_model = {d}",
+        "base_label": "basis b",
+        "base_name": (
+            "Gambar interaktif: panjang gelombang tiap pasangan dari {n} pasangan frekuensi dan hasil kali "
+            "titik PE(p)·PE(p + k) untuk k = 0 sampai {k}; penggeser mengatur basis dari {low} sampai {high}."
+        ),
+        "rope": "Batas atas skor RoPE terhadap jarak, untuk basis pilihan (d = {d})",
+        "rope_label": "basis b",
+        "rope_name": (
+            "Gambar interaktif: batas relatif skor RoPE untuk jarak 0 sampai {r} dengan dimensi head {d}; "
+            "penggeser mengatur basis dari {low} sampai {high}."
+        ),
+        "pair": "indeks pasangan i",
+        "wavelength": "panjang gelombang 2π/ωᵢ (skala log)",
+        "offset": "selisih k",
+        "dot": "PE(p)·PE(p + k)",
+        "distance": "jarak relatif m - n",
+        "bound": "batas relatif",
+        "thousands": ".",
+    },
+    "ko": {
+        "shift": "모든 쌍에서 PE(pos + k)는 PE(pos)를 k·ωᵢ만큼 돌린 것이다 (d_model = {d}, pos = {pos})",
+        "shift_pair": "{i}번 쌍, ω = {omega}",
+        "shift_label": "간격 k",
+        "shift_name": (
+            "움직이는 그림: {d}차원 인코딩의 {pairs}번 쌍의 단위원 위에 PE(pos)와 PE(pos + k)를 찍었다. "
+            "슬라이더로 k를 0부터 {k}까지 바꾼다."
+        ),
+        "base": "밑 b가 정하는 파장(위)과 PE(p)·PE(p + k)(아래), d_model = {d}",
+        "base_label": "밑 b",
+        "base_name": (
+            "움직이는 그림: 주파수 쌍 {n}개 각각의 파장과, k = 0부터 {k}까지의 내적 PE(p)·PE(p + k). "
+            "슬라이더로 밑을 {low}부터 {high}까지 바꾼다."
+        ),
+        "rope": "밑에 따라 달라지는 회전 위치 임베딩 점수의 상한과 거리 (d = {d})",
+        "rope_label": "밑 b",
+        "rope_name": (
+            "움직이는 그림: 헤드 차원 {d}에서 거리 0부터 {r}까지 회전 위치 임베딩 점수의 상대 상한. "
+            "슬라이더로 밑을 {low}부터 {high}까지 바꾼다."
+        ),
+        "pair": "쌍 번호 i",
+        "wavelength": "파장 2π/ωᵢ (로그 눈금)",
+        "offset": "간격 k",
+        "dot": "PE(p)·PE(p + k)",
+        "distance": "상대 거리 m - n",
+        "bound": "상대 상한",
+        "thousands": ",",
+    },
+}
+
+
+def _moving_text(lang: str) -> dict:
+    _labels(lang)  # the same check, and the same message, as every other figure
+    return _MOVING_LABELS[lang]
+
+
+def _number(value: float, text: dict) -> str:
+    """``value`` with the language's thousands separator: 10,000 or 10.000."""
+    return f"{value:,.0f}".replace(",", text["thousands"]) if value >= 1000 else f"{value:g}"
+
+
+def _axis(title: str, **options) -> dict:
+    return {"title": {"text": title}, "zeroline": False, **options}
+
+
+def _slider(steps: list, active: int, prefix: str, margin_top: int = 50) -> dict:
+    return {
+        "active": active,
+        "currentvalue": {"prefix": prefix},
+        "pad": {"t": margin_top},
+        "steps": steps,
+    }
+
+
+def _check_choice(name: str, value, choices) -> int:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return list(choices).index(value)
+
+
+def rotation_slider(
+    d_model: int = 128,
+    pairs=(0, 8, 16, 32),
+    *,
+    pos: int = 20,
+    max_offset: int = 50,
+    offset: int = 5,
+    lang="en",
+):
+    """PE(pos) and PE(pos + k) on the circles of several pairs, with a slider for ``k``.
+
+    Parameters
+    ----------
+    d_model : int, default 128
+        Width of the encoding; a positive even integer.
+    pairs : sequence of int, default (0, 8, 16, 32)
+        Pair indices ``i < d_model / 2``, one circle each, two circles per row.
+    pos : int, default 20
+        The fixed position; the slider moves ``pos + k``.
+    max_offset : int, default 50
+        The slider runs over ``k = 0 ... max_offset``.
+    offset : int, default 5
+        The slider's starting ``k``, which the PNG frame shows.
+    lang : {"en", "id", "ko"}, default "en"
+
+    Returns
+    -------
+    posenc.interactive.InteractiveFigure
+    """
+    text = _moving_text(lang)
+    d_model = check_d_model(d_model)
+    pos, max_offset = check_int("pos", pos), check_int("max_offset", max_offset)
+    pairs = [check_int("pairs", i) for i in pairs]
+    if not pairs or max(pairs) >= d_model // 2 or len(set(pairs)) != len(pairs):
+        raise ValueError(f"pairs must be distinct pair indices < d_model // 2 = {d_model // 2}, got {pairs}")
+    offset = _check_choice("offset", offset, range(max_offset + 1))
+    omega = frequencies(d_model)[pairs]
+    table = sinusoidal_encoding(pos + max_offset + 1, d_model)[pos:]  # rows pos ... pos + max_offset
+    sin, cos = table[:, 0::2][:, pairs], table[:, 1::2][:, pairs]
+
+    rows = (len(pairs) + 1) // 2
+    row_height = 1 / rows
+    theta = np.linspace(0, 2 * np.pi, 73)
+    data, layout, moving = [], {}, []
+    annotations = []
+    for n, i in enumerate(pairs):
+        axis = "" if n == 0 else str(n + 1)
+        row, column = divmod(n, 2)
+        top = 1 - row * row_height
+        layout[f"xaxis{axis}"] = _axis(
+            f"sin(pos·ω{str(i).translate(_SUBSCRIPT)})",
+            domain=[0.0, 0.42] if column == 0 else [0.58, 1.0],
+            range=[-1.3, 1.3],
+            anchor=f"y{axis}",
+        )
+        layout[f"yaxis{axis}"] = _axis(
+            f"cos(pos·ω{str(i).translate(_SUBSCRIPT)})",
+            domain=[top - row_height + 0.18 / rows, top - 0.07 / rows],
+            range=[-1.3, 1.3],
+            anchor=f"x{axis}",
+            scaleanchor=f"x{axis}",
+        )
+        where = {"xaxis": f"x{axis}", "yaxis": f"y{axis}"}
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": rounded(np.sin(theta), decimals=4),
+                "y": rounded(np.cos(theta), decimals=4),
+                "line": {"color": "#cccccc"},
+                "hoverinfo": "skip",
+                "showlegend": False,
+                **where,
+            }
+        )
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": "PE(pos)",
+                "x": [0.0, *rounded(sin[:1, n], decimals=4)],
+                "y": [0.0, *rounded(cos[:1, n], decimals=4)],
+                "line": {"color": _BLUE},
+                "marker": {"size": [0, 10], "color": _BLUE},
+                "legendgroup": "pos",
+                "showlegend": n == 0,
+                **where,
+            }
+        )
+        moving.append(len(data))
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": "PE(pos + k)",
+                "x": [],
+                "y": [],
+                "line": {"color": _ORANGE, "dash": "dash"},
+                "marker": {"size": [0, 10], "color": _ORANGE},
+                "legendgroup": "shift",
+                "showlegend": n == 0,
+                **where,
+            }
+        )
+        moving.append(len(data))
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "text",
+                "x": [0.0],
+                "y": [-1.12],
+                "text": [],
+                "hoverinfo": "skip",
+                "textfont": {"color": _ORANGE},
+                "showlegend": False,
+                **where,
+            }
+        )
+        annotations.append(
+            {
+                "text": text["shift_pair"].format(
+                    i=i, sub=str(i).translate(_SUBSCRIPT), omega=f"{omega[n]:.4g}"
+                ),
+                "x": sum(layout[f"xaxis{axis}"]["domain"]) / 2,
+                "y": layout[f"yaxis{axis}"]["domain"][1],
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+        )
+    steps = []
+    for k in range(max_offset + 1):
+        x, y, labels = [], [], []
+        for n, i in enumerate(pairs):
+            x += [[0.0, *rounded(sin[k : k + 1, n], decimals=4)], [0.0]]
+            y += [[0.0, *rounded(cos[k : k + 1, n], decimals=4)], [-1.12]]
+            labels += [[], [f"k·ω{str(i).translate(_SUBSCRIPT)} = {k * omega[n]:.2f} rad"]]
+        steps.append(
+            {"label": str(k), "method": "restyle", "args": [{"x": x, "y": y, "text": labels}, moving]}
+        )
+    layout.update(
+        title={"text": text["shift"].format(d=d_model, pos=pos), "font": {"size": 15}},
+        height=330 * rows + 90 + SLIDER_SPACE,
+        margin={"l": 60, "r": 20, "t": 90, "b": _AXIS_SPACE + SLIDER_SPACE},
+        annotations=annotations,
+        legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.0, "yanchor": "bottom"},
+        sliders=[_slider(steps, offset, "k = ", margin_top=_AXIS_SPACE)],
+    )
+    pair_list = ", ".join(map(str, pairs))
+    return InteractiveFigure(
+        data,
+        layout,
+        name="rotation-shift",
+        label=text["shift_label"],
+        description=text["shift_name"].format(pairs=pair_list, d=d_model, k=max_offset),
+    )
+
+
+def base_slider(d_model: int = 128, max_offset: int = 100, *, bases=BASES, base: float = 10000, lang="en"):
+    """Wavelengths and ``PE(p) . PE(p + k)`` against ``k``, with a slider for the base.
+
+    Parameters
+    ----------
+    d_model : int, default 128
+        Width of the encoding; a positive even integer.
+    max_offset : int, default 100
+        The lower panel shows ``k = 0 ... max_offset``, for ``p = 0``.
+    bases : sequence of float, default BASES (100 ... 500 000)
+        The slider's steps, each a finite number > 1.
+    base : float, default 10000
+        The slider's starting base, one of ``bases``, which the PNG frame shows.
+    lang : {"en", "id", "ko"}, default "en"
+
+    Returns
+    -------
+    posenc.interactive.InteractiveFigure
+    """
+    text = _moving_text(lang)
+    d_model, max_offset = check_d_model(d_model), check_int("max_offset", max_offset)
+    bases = [float(b) for b in bases]
+    if not bases or not all(np.isfinite(b) and b > 1 for b in bases):
+        raise ValueError(f"bases must be finite numbers > 1, got {bases}")
+    active = _check_choice("base", float(base), bases)
+    pairs = np.arange(d_model // 2)
+    offsets = np.arange(max_offset + 1)
+    top, bottom = {"xaxis": "x", "yaxis": "y"}, {"xaxis": "x2", "yaxis": "y2"}
+    data = [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": pairs.tolist(),
+            "y": [],
+            "marker": {"color": _BLUE, "size": 5},
+            "showlegend": False,
+            **top,
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": [0, int(pairs[-1])],
+            "y": rounded([2 * np.pi] * 2, significant=4),
+            "line": {"color": _GREY, "width": 1},
+            "hoverinfo": "skip",
+            "showlegend": False,
+            **top,
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": [0, int(pairs[-1])],
+            "y": [],
+            "line": {"color": _GREY, "width": 1},
+            "hoverinfo": "skip",
+            "showlegend": False,
+            **top,
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": offsets.tolist(),
+            "y": [],
+            "line": {"color": _ORANGE},
+            "showlegend": False,
+            **bottom,
+        },
+    ]
+    steps = []
+    for b in bases:
+        table = sinusoidal_encoding(max_offset + 1, d_model, base=b)
+        wavelength = 2 * np.pi / frequencies(d_model, b)
+        update = {
+            "y": [
+                rounded(wavelength, significant=4),
+                rounded([2 * np.pi * b] * 2, significant=4),
+                rounded(table @ table[0], decimals=3),
+            ]
+        }
+        steps.append({"label": _number(b, text), "method": "restyle", "args": [update, [0, 2, 3]]})
+    layout = {
+        "title": {"text": text["base"].format(d=d_model), "font": {"size": 15}},
+        "height": 620 + SLIDER_SPACE,
+        "margin": {"l": 70, "r": 20, "t": 70, "b": _AXIS_SPACE + SLIDER_SPACE},
+        "xaxis": _axis(text["pair"], domain=[0, 1], anchor="y"),
+        "yaxis": _axis(text["wavelength"], type="log", range=[0, 7], domain=[0.58, 1], anchor="x"),
+        "xaxis2": _axis(text["offset"], domain=[0, 1], anchor="y2"),
+        "yaxis2": _axis(text["dot"], range=[-15, d_model // 2 + 5], domain=[0, 0.4], anchor="x2"),
+        "sliders": [_slider(steps, active, "b = ", margin_top=_AXIS_SPACE)],
+    }
+    low, high = _number(min(bases), text), _number(max(bases), text)
+    return InteractiveFigure(
+        data,
+        layout,
+        name="formula-base",
+        label=text["base_label"],
+        description=text["base_name"].format(n=d_model // 2, k=max_offset, low=low, high=high),
+    )
+
+
+def rope_slider(
+    dim: int = 128, max_distance: int = 1024, *, bases=ROPE_BASES, base: float = 10000, lang="en"
+):
+    """RoPE's bound on the score against distance (:func:`posenc.rope_decay_bound`), a slider for the base.
+
+    Parameters
+    ----------
+    dim : int, default 128
+        Head dimension; a positive even integer.
+    max_distance : int, default 1024
+        The curve covers the distances ``0 ... max_distance``.
+    bases : sequence of float, default ROPE_BASES (100 ... 1 000 000)
+        The slider's steps, each a finite number > 1.
+    base : float, default 10000
+        The slider's starting base, one of ``bases``, which the PNG frame shows.
+    lang : {"en", "id", "ko"}, default "en"
+
+    Returns
+    -------
+    posenc.interactive.InteractiveFigure
+    """
+    text = _moving_text(lang)
+    dim, max_distance = check_d_model(dim), check_int("max_distance", max_distance)
+    bases = [float(b) for b in bases]
+    if not bases or not all(np.isfinite(b) and b > 1 for b in bases):
+        raise ValueError(f"bases must be finite numbers > 1, got {bases}")
+    active = _check_choice("base", float(base), bases)
+    distance = np.arange(max_distance + 1)
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": distance.tolist(),
+            "y": [],
+            "line": {"color": _BLUE},
+            "showlegend": False,
+        }
+    ]
+    steps = [
+        {
+            "label": _number(b, text),
+            "method": "restyle",
+            "args": [{"y": [rounded(rope_decay_bound(max_distance, dim, base=b), decimals=2)]}, [0]],
+        }
+        for b in bases
+    ]
+    layout = {
+        "title": {"text": text["rope"].format(d=dim), "font": {"size": 15}},
+        "height": 380 + SLIDER_SPACE,
+        "margin": {"l": 70, "r": 20, "t": 60, "b": _AXIS_SPACE + SLIDER_SPACE},
+        "xaxis": _axis(text["distance"], range=[0, max_distance]),
+        "yaxis": _axis(text["bound"], range=[0, (dim // 2 + 1) / 2 + 1.5]),
+        "sliders": [_slider(steps, active, "b = ", margin_top=_AXIS_SPACE)],
+    }
+    low, high = _number(min(bases), text), _number(max(bases), text)
+    return InteractiveFigure(
+        data,
+        layout,
+        name="rope-decay-base",
+        label=text["rope_label"],
+        description=text["rope_name"].format(r=max_distance, d=dim, low=low, high=high),
+    )
+
+
+_DASHES = {"solid": "-", "dash": "--", "dot": ":", "dashdot": "-."}
+
+
+def _frame_axes(fig, layout: dict, xaxis: str, yaxis: str, size: tuple):
+    """The matplotlib axes at the place of plotly's axes ``xaxis``/``yaxis`` (e.g. "x2", "y2")."""
+    width, height = size
+    margin = layout.get("margin", {})
+    left, right, top, bottom = (margin.get(side, 80) for side in "lrtb")
+    x_layout = layout.get("xaxis" + xaxis[1:], {})
+    y_layout = layout.get("yaxis" + yaxis[1:], {})
+    (x0, x1), (y0, y1) = x_layout.get("domain", [0, 1]), y_layout.get("domain", [0, 1])
+    inner_w, inner_h = width - left - right, height - top - bottom
+    ax = fig.add_axes(
+        [
+            (left + x0 * inner_w) / width,
+            (bottom + y0 * inner_h) / height,
+            (x1 - x0) * inner_w / width,
+            (y1 - y0) * inner_h / height,
+        ]
+    )
+    for axis, spec in (("x", x_layout), ("y", y_layout)):
+        if spec.get("type") == "log":
+            getattr(ax, f"set_{axis}scale")("log")
+        if "range" in spec:
+            low, high = spec["range"]
+            if spec.get("type") == "log":  # plotly gives a log axis's range in powers of ten
+                low, high = 10.0**low, 10.0**high
+            getattr(ax, f"set_{axis}lim")(low, high)
+        getattr(ax, f"set_{axis}label")(spec.get("title", {}).get("text", ""))
+    if "scaleanchor" in y_layout:
+        ax.set_aspect("equal", adjustable="box")
+    ax.grid(color="#eeeeee")
+    return ax
+
+
+def draw_frame(data: list, layout: dict):
+    """One frame of a plotly figure of scatter traces, drawn by matplotlib.
+
+    Understands what the figures of this module use: subplots placed by axis
+    domains, lines (colour, dash), markers, text, log axes, fixed ranges,
+    equal aspect, annotations and a title in paper coordinates, a legend, and
+    the slider's current value, which is written under the plot.
+    """
+    size = (layout.get("width", 800), layout["height"])
+    fig = plt.figure(figsize=(size[0] / 100, size[1] / 100))
+    axes = {}
+    for trace in data:
+        where = (trace.get("xaxis", "x"), trace.get("yaxis", "y"))
+        if where not in axes:
+            axes[where] = _frame_axes(fig, layout, *where, size)
+        ax, mode = axes[where], trace.get("mode", "lines")
+        label = trace.get("name") if trace.get("showlegend", True) and trace.get("name") else None
+        line, marker = trace.get("line", {}), trace.get("marker", {})
+        color = line.get("color") or marker.get("color")
+        x, y = trace.get("x", []), trace.get("y", [])
+        if "lines" in mode:
+            ax.plot(
+                x,
+                y,
+                _DASHES[line.get("dash", "solid")],
+                color=color,
+                linewidth=0.75 * line.get("width", 2),
+                label=label,
+            )
+            label = None
+        if "markers" in mode:
+            sizes = marker.get("size", 6)
+            sizes = sizes if isinstance(sizes, list) else [sizes] * len(x)
+            ax.scatter(x, y, s=[(0.75 * s) ** 2 for s in sizes], color=color, zorder=3, label=label)
+        if "text" in mode:
+            font = trace.get("textfont", {})
+            for xi, yi, words in zip(x, y, trace.get("text", []), strict=False):
+                ax.text(xi, yi, words, ha="center", va="center", color=font.get("color", "black"))
+    for annotation in layout.get("annotations", []):
+        fig.text(
+            *_paper_to_figure(layout, size, annotation["x"], annotation["y"]),
+            annotation["text"],
+            ha="center",
+            va="bottom",
+        )
+    fig.suptitle(layout.get("title", {}).get("text", ""), fontsize="medium", y=1 - 15 / size[1], va="top")
+    handles = [h for ax in axes.values() for h in ax.get_legend_handles_labels()[0]]
+    if handles:
+        fig.legend(
+            handles=handles,
+            loc="upper center",
+            ncol=len(handles),
+            frameon=False,
+            bbox_to_anchor=(0.5, 1 - 40 / size[1]),
+        )
+    slider = layout["sliders"][0]
+    current = slider["steps"][slider.get("active", 0)]["label"]
+    # The slider's value, at the top left: the PNG is cropped to what is drawn, without the slider's space.
+    fig.text(
+        0.02, 1 - 40 / size[1], slider.get("currentvalue", {}).get("prefix", "") + current, fontsize="large"
+    )
+    # Not _finish: the frame keeps plotly's placement, and its plain texts (no mathtext) take
+    # DejaVu Sans first, whose ω and subscripts NanumGothic would draw too small.
+    plt.close(fig)
+    return fig
+
+
+def _paper_to_figure(layout: dict, size: tuple, x: float, y: float) -> tuple:
+    width, height = size
+    margin = layout.get("margin", {})
+    left, right, top, bottom = (margin.get(side, 80) for side in "lrtb")
+    return (left + x * (width - left - right)) / width, (bottom + y * (height - top - bottom)) / height
+
+
+__all__ += ["BASES", "ROPE_BASES", "base_slider", "draw_frame", "rope_slider", "rotation_slider"]

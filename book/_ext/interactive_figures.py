@@ -1,0 +1,46 @@
+"""Sphinx extension: load plotly.js only on the pages that have an interactive figure.
+
+A figure made by :mod:`posenc.interactive` reaches the page as a ``<div
+class="posenc-interactive">`` holding its plotly JSON. On those pages, and only
+there, the vendored plotly.js (``book/_static/plotly``, see its SOURCE.txt),
+the script that draws the figures and their stylesheet are added, deferred so
+that the 1.2 MB of plotly.js does not hold up the text. The PDF and EPUB take
+the figures' PNG instead and load no script.
+
+The figure's third output type, plotly's own JSON, is for JupyterLab and Colab;
+myst-nb has no renderer for it and would warn about it on every build, so it
+is dropped as each notebook is read (the HTML output holds the same JSON).
+"""
+
+from __future__ import annotations
+
+import json
+
+MARKER = 'class="posenc-interactive"'
+PLOTLY = "plotly/plotly-basic.min.js"
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
+
+
+def drop_plotly_json(app, docname, source):
+    if PLOTLY_MIME not in source[0] or not app.env.doc2path(docname).suffix == ".ipynb":
+        return
+    notebook = json.loads(source[0])
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(PLOTLY_MIME, None)
+    source[0] = json.dumps(notebook, ensure_ascii=False)
+
+
+def add_plotly(app, pagename, templatename, context, doctree):
+    if app.builder.name != "html" or MARKER not in context.get("body", ""):
+        return
+    # Added from html-page-context, a file goes into this page only. Deferred scripts run in order.
+    app.add_js_file(PLOTLY, loading_method="defer")
+    app.add_js_file("posenc-figures.js", loading_method="defer")
+    app.add_css_file("posenc-figures.css")
+
+
+def setup(app):
+    app.connect("source-read", drop_plotly_json)
+    app.connect("html-page-context", add_plotly)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

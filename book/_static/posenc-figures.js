@@ -1,0 +1,59 @@
+// Draws the book's interactive figures (made by posenc.interactive) with the vendored plotly.js.
+// Each figure gets a labelled range input under it, which the keyboard and screen readers can
+// move; plotly's own slider, kept in the figure JSON for JupyterLab and Colab, is hidden here so
+// that the page shows one slider, not two.
+"use strict";
+(function () {
+  function draw(container) {
+    const figure = JSON.parse(container.querySelector("script.posenc-figure-data").textContent);
+    const plot = container.querySelector(".posenc-plot");
+    const slider = figure.layout.sliders[0];
+    const steps = slider.steps;
+    const prefix = (slider.currentvalue || {}).prefix || "";
+    const space = Number(container.dataset.sliderSpace || 0);
+    slider.visible = false;
+    figure.layout.margin.b -= space;
+    figure.layout.height -= space;
+
+    const id = container.id + "-slider";
+    const controls = document.createElement("div");
+    controls.className = "posenc-slider";
+    const label = document.createElement("label");
+    label.htmlFor = id;
+    label.textContent = container.dataset.label;
+    const input = document.createElement("input");
+    Object.assign(input, { type: "range", id: id, min: 0, max: steps.length - 1, step: 1 });
+    input.value = slider.active || 0;
+    const output = document.createElement("output");
+    output.htmlFor = id;
+    function show(index) {
+      const text = prefix + steps[index].label;
+      output.textContent = text;
+      input.setAttribute("aria-valuetext", text);
+    }
+    show(Number(input.value));
+    input.addEventListener("input", function () {
+      const index = Number(input.value);
+      show(index);
+      const [update, traces] = steps[index].args;
+      Plotly.restyle(plot, update, traces);
+    });
+    controls.append(label, input, output);
+
+    // The PNG frame stays until plotly has drawn: readers without JavaScript keep it.
+    const picture = plot.querySelector("img");
+    Plotly.newPlot(plot, figure.data, figure.layout, figure.config).then(function () {
+      if (picture) picture.remove();
+      container.append(controls);
+    });
+  }
+
+  function drawAll() {
+    document.querySelectorAll(".posenc-interactive").forEach(draw);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", drawAll);
+  } else {
+    drawAll();
+  }
+})();
