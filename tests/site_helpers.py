@@ -55,6 +55,10 @@ HANGUL_PROBE = "회전행렬"
 # None today: the favicon 404, the theme's "invalid theme mode" and sphinx-thebe's doubled
 # `const THEBE_JS_URL` were fixed at the source (_config.yml, book/_ext/script_dedupe.py).
 ALLOWED_CONSOLE_ERRORS: dict[str, str] = {}
+# What a page's interactive figure may add to its first visit: plotly.js (1,191,749 bytes, loaded
+# only there), the figure's script and CSS, and the figure itself (its JSON and PNG, inline).
+# tests/test_interactive_site.py measures it; the chapters' budget in tests/test_site.py adds it.
+INTERACTIVE_ALLOWANCE = 1_450_000
 
 # ------------------------------------------------------------------------------------------------
 # The book's pages

@@ -162,3 +162,44 @@ def test_without_tex_the_site_is_built_alone_and_on_ci_it_fails(monkeypatch):
     with pytest.raises(SystemExit, match="xelatex, latexmk, latex, dvisvgm not found"):
         build_site.default_formats(hidden=False)
     assert build_site.default_formats(hidden=True) == ["html"]  # the books keep the solutions
+
+
+def interactive_figures(lang: str) -> list[tuple[str, str]]:
+    """(chapter, figure name) of each cell that shows an interactive figure, in ``lang``'s notebooks."""
+    import nbformat
+
+    found = []
+    for path in sorted((BOOK / lang).glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            outputs = cell.get("outputs", [])
+            if any("application/vnd.plotly.v1+json" in output.get("data", {}) for output in outputs):
+                found.append((path.stem, cell.metadata["mystnb"]["figure"]["name"]))
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_books_show_the_png_frame_of_each_interactive_figure(lang):
+    """The PDF and the EPUB run no script: each interactive figure is its PNG frame, with its caption."""
+    figures = interactive_figures(lang)
+    assert len(figures) == 3
+    latex = BUILD / "editions" / f"{lang}-pdf" / "_build" / "latex"
+    book(lang, "pdf")
+    tex = (latex / "book.tex").read_text(encoding="utf-8")
+    for chapter, name in figures:
+        label = tex.index(f"\\label{{\\detokenize{{{chapter}:{name}}}}}")
+        figure = tex[tex.rindex("\\begin{figure}", 0, label) : label]
+        image = re.search(r"\\sphinxincludegraphics(?:\[[^]]*\])?\{\{([^}]+)\}(\.png)\}", figure)
+        assert image, f"{name}: no PNG in its figure"
+        assert (latex / (image[1] + image[2])).read_bytes().startswith(b"\x89PNG"), name
+        assert "\\caption" in figure or "\\sphinxcaption" in figure, name
+    with zipfile.ZipFile(book(lang, "epub")) as epub:
+        files = set(epub.namelist())
+        for chapter, name in figures:
+            page = epub.read(f"{chapter}.xhtml").decode("utf-8")
+            assert "posenc-interactive" not in page and "posenc-figure-data" not in page, chapter
+            figure = re.search(rf'<figure[^>]*id="{name}".*?</figure>', page, re.S)
+            assert figure, f"{name}: no figure in the EPUB"
+            image = re.search(r"<img[^>]*>", figure[0])[0]
+            source, alt = re.search(r'src="([^"]+\.png)"', image), re.search(r'alt="([^"]+)"', image)
+            assert source and alt, f"{name}: no PNG with alt text: {image}"
+            assert source[1] in files and epub.read(source[1]).startswith(b"\x89PNG"), source[1]

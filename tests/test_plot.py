@@ -206,10 +206,10 @@ def test_rotation_slider_moves_pe_of_pos_plus_k():
     for k in range(7):
         x, y, text = (step_values(figure, k, key) for key in ("x", "y", "text"))
         hands = sorted(i for i in x if len(x[i]) == 2)
-        for n, (i, trace) in enumerate(zip((0, 3), hands, strict=True)):
+        for i, trace in zip((0, 3), hands, strict=True):
             assert x[trace][1] == pytest.approx(table[4 + k, 2 * i], abs=5e-5)
             assert y[trace][1] == pytest.approx(table[4 + k, 2 * i + 1], abs=5e-5)
-            assert text[trace + 1] == [f"k·ω{'₀₃'[n]} = {k * omega[i]:.2f} rad"]
+            assert text[trace + 1] == [f"k·ω<sub>{i}</sub> = {k * omega[i]:.2f} rad"]
     # The fixed hand points at PE(pos).
     assert figure.data[1]["x"][1] == pytest.approx(table[4, 0], abs=5e-5)
 

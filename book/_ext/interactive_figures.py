@@ -22,7 +22,7 @@ PLOTLY_MIME = "application/vnd.plotly.v1+json"
 
 
 def drop_plotly_json(app, docname, source):
-    if PLOTLY_MIME not in source[0] or not app.env.doc2path(docname).suffix == ".ipynb":
+    if PLOTLY_MIME not in source[0] or not str(app.env.doc2path(docname)).endswith(".ipynb"):
         return
     notebook = json.loads(source[0])
     for cell in notebook.get("cells", []):

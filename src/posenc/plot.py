@@ -8,6 +8,7 @@ as a fallback, so Hangul renders on machines without a CJK system font.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 
 import matplotlib.pyplot as plt
@@ -587,92 +588,106 @@ __all__ += ["experiment_curves", "experiment_lengths", "experiment_table"]
 BASES = (100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000)
 ROPE_BASES = (100, 1000, 10000, 100000, 500000, 1000000)
 _GREY, _BLUE, _ORANGE = "#999999", "#1f77b4", "#ff7f0e"
-_SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+# Plotly writes subscripts as <sub>…</sub> and breaks lines with <br>; the PNG frame draws them
+# with Unicode subscripts, which DejaVu Sans has (the Korean pages' web font may not).
+_SUBSCRIPT = str.maketrans("0123456789i", "₀₁₂₃₄₅₆₇₈₉ᵢ")
+_SUB = re.compile(r"<sub>(.*?)</sub>")
+
+
+def _plain(text: str) -> str:
+    """Plotly's text markup as matplotlib draws it: subscripts in Unicode, <br> as a new line."""
+    return _SUB.sub(lambda match: match[1].translate(_SUBSCRIPT), text).replace("<br>", "\n")
+
+
 # Below the plot: the x-axis title, then plotly's slider (hidden on the site, whose script puts a
 # labelled range input under the figure instead).
 _AXIS_SPACE = 60
 _MOVING_LABELS = {
     "en": {
-        "shift": "PE(pos + k) turns PE(pos) by k·ωᵢ in every pair (d_model = {d}, pos = {pos})",
+        "shift": "PE(pos + k) turns PE(pos) by k·ω<sub>i</sub> in every pair<br>(d_model = {d}, pos = {pos})",
         "shift_pair": "pair i = {i}, ω = {omega}",
         "shift_label": "offset k",
         "shift_name": (
             "Interactive figure: PE(pos) and PE(pos + k) on the unit circles of pairs {pairs} "
             "of a {d}-dimensional encoding; a slider sets k from 0 to {k}."
         ),
-        "base": "The base b sets the wavelengths (top) and PE(p)·PE(p + k) (bottom), d_model = {d}",
+        "base": "The base b sets the wavelengths (top)<br>and PE(p)·PE(p + k) (bottom), d_model = {d}",
         "base_label": "base b",
         "base_name": (
             "Interactive figure: the wavelength of each of the {n} frequency pairs and the dot product "
             "PE(p)·PE(p + k) for k = 0 to {k}; a slider sets the base from {low} to {high}."
         ),
-        "rope": "RoPE's bound on the score against distance, for a chosen base (d = {d})",
+        "rope": "RoPE's bound on the score against distance<br>for the chosen base (d = {d})",
         "rope_label": "base b",
         "rope_name": (
             "Interactive figure: RoPE's relative bound on the score for distances 0 to {r} "
             "with head dimension {d}; a slider sets the base from {low} to {high}."
         ),
         "pair": "pair index i",
-        "wavelength": "wavelength 2π/ωᵢ (log scale)",
+        "wavelength": "wavelength 2π/ω<sub>i</sub> (log scale)",
         "offset": "offset k",
         "dot": "PE(p)·PE(p + k)",
-        "distance": "relative distance m - n",
+        "distance": "relative distance m \u2212 n",
         "bound": "relative bound",
         "thousands": ",",
     },
     "id": {
-        "shift": "PE(pos + k) memutar PE(pos) sebesar k·ωᵢ di setiap pasangan (d_model = {d}, pos = {pos})",
+        "shift": (
+            "PE(pos + k) memutar PE(pos) sebesar k·ω<sub>i</sub> di setiap pasangan"
+            "<br>(d_model = {d}, pos = {pos})"
+        ),
         "shift_pair": "pasangan i = {i}, ω = {omega}",
         "shift_label": "selisih k",
         "shift_name": (
             "Gambar interaktif: PE(pos) dan PE(pos + k) pada lingkaran satuan pasangan {pairs} "
             "dari encoding berdimensi {d}; penggeser mengatur k dari 0 sampai {k}."
         ),
-        "base": "Basis b menentukan panjang gelombang (atas) dan PE(p)·PE(p + k) (bawah), d_model = {d}",
+        "base": "Basis b menentukan panjang gelombang (atas)<br>dan PE(p)·PE(p + k) (bawah), d_model = {d}",
         "base_label": "basis b",
         "base_name": (
             "Gambar interaktif: panjang gelombang tiap pasangan dari {n} pasangan frekuensi dan hasil kali "
             "titik PE(p)·PE(p + k) untuk k = 0 sampai {k}; penggeser mengatur basis dari {low} sampai {high}."
         ),
-        "rope": "Batas atas skor RoPE terhadap jarak, untuk basis pilihan (d = {d})",
+        "rope": "Batas atas skor RoPE terhadap jarak<br>untuk basis yang dipilih (d = {d})",
         "rope_label": "basis b",
         "rope_name": (
             "Gambar interaktif: batas relatif skor RoPE untuk jarak 0 sampai {r} dengan dimensi head {d}; "
             "penggeser mengatur basis dari {low} sampai {high}."
         ),
         "pair": "indeks pasangan i",
-        "wavelength": "panjang gelombang 2π/ωᵢ (skala log)",
+        "wavelength": "panjang gelombang 2π/ω<sub>i</sub> (skala log)",
         "offset": "selisih k",
         "dot": "PE(p)·PE(p + k)",
-        "distance": "jarak relatif m - n",
+        "distance": "jarak relatif m \u2212 n",
         "bound": "batas relatif",
         "thousands": ".",
     },
     "ko": {
-        "shift": "모든 쌍에서 PE(pos + k)는 PE(pos)를 k·ωᵢ만큼 돌린 것이다 (d_model = {d}, pos = {pos})",
+        "shift": "모든 쌍에서 PE(pos + k)는 PE(pos)를 k·ω<sub>i</sub>만큼 돌린 것이다<br>"
+        "(d_model = {d}, pos = {pos})",
         "shift_pair": "{i}번 쌍, ω = {omega}",
         "shift_label": "간격 k",
         "shift_name": (
             "움직이는 그림: {d}차원 인코딩의 {pairs}번 쌍의 단위원 위에 PE(pos)와 PE(pos + k)를 찍었다. "
             "슬라이더로 k를 0부터 {k}까지 바꾼다."
         ),
-        "base": "밑 b가 정하는 파장(위)과 PE(p)·PE(p + k)(아래), d_model = {d}",
+        "base": "밑 b가 정하는 파장(위)과 PE(p)·PE(p + k)(아래)<br>d_model = {d}",
         "base_label": "밑 b",
         "base_name": (
             "움직이는 그림: 주파수 쌍 {n}개 각각의 파장과, k = 0부터 {k}까지의 내적 PE(p)·PE(p + k). "
             "슬라이더로 밑을 {low}부터 {high}까지 바꾼다."
         ),
-        "rope": "밑에 따라 달라지는 회전 위치 임베딩 점수의 상한과 거리 (d = {d})",
+        "rope": "밑에 따라 달라지는 회전 위치 임베딩 점수의 상한<br>(d = {d})",
         "rope_label": "밑 b",
         "rope_name": (
             "움직이는 그림: 헤드 차원 {d}에서 거리 0부터 {r}까지 회전 위치 임베딩 점수의 상대 상한. "
             "슬라이더로 밑을 {low}부터 {high}까지 바꾼다."
         ),
         "pair": "쌍 번호 i",
-        "wavelength": "파장 2π/ωᵢ (로그 눈금)",
+        "wavelength": "파장 2π/ω<sub>i</sub> (로그 눈금)",
         "offset": "간격 k",
         "dot": "PE(p)·PE(p + k)",
-        "distance": "상대 거리 m - n",
+        "distance": "상대 거리 m \u2212 n",
         "bound": "상대 상한",
         "thousands": ",",
     },
@@ -750,7 +765,7 @@ def rotation_slider(
 
     rows = (len(pairs) + 1) // 2
     row_height = 1 / rows
-    theta = np.linspace(0, 2 * np.pi, 73)
+    theta = np.linspace(0, 2 * np.pi, 145)  # the circle, smooth at 2.5 degrees a side
     data, layout, moving = [], {}, []
     annotations = []
     for n, i in enumerate(pairs):
@@ -758,13 +773,13 @@ def rotation_slider(
         row, column = divmod(n, 2)
         top = 1 - row * row_height
         layout[f"xaxis{axis}"] = _axis(
-            f"sin(pos·ω{str(i).translate(_SUBSCRIPT)})",
+            f"sin(pos·ω<sub>{i}</sub>)",
             domain=[0.0, 0.42] if column == 0 else [0.58, 1.0],
             range=[-1.3, 1.3],
             anchor=f"y{axis}",
         )
         layout[f"yaxis{axis}"] = _axis(
-            f"cos(pos·ω{str(i).translate(_SUBSCRIPT)})",
+            f"cos(pos·ω<sub>{i}</sub>)",
             domain=[top - row_height + 0.18 / rows, top - 0.07 / rows],
             range=[-1.3, 1.3],
             anchor=f"x{axis}",
@@ -828,9 +843,7 @@ def rotation_slider(
         )
         annotations.append(
             {
-                "text": text["shift_pair"].format(
-                    i=i, sub=str(i).translate(_SUBSCRIPT), omega=f"{omega[n]:.4g}"
-                ),
+                "text": text["shift_pair"].format(i=i, omega=f"{omega[n]:.4g}"),
                 "x": sum(layout[f"xaxis{axis}"]["domain"]) / 2,
                 "y": layout[f"yaxis{axis}"]["domain"][1],
                 "xref": "paper",
@@ -846,14 +859,14 @@ def rotation_slider(
         for n, i in enumerate(pairs):
             x += [[0.0, *rounded(sin[k : k + 1, n], decimals=4)], [0.0]]
             y += [[0.0, *rounded(cos[k : k + 1, n], decimals=4)], [-1.12]]
-            labels += [[], [f"k·ω{str(i).translate(_SUBSCRIPT)} = {k * omega[n]:.2f} rad"]]
+            labels += [[], [f"k·ω<sub>{i}</sub> = {k * omega[n]:.2f} rad"]]
         steps.append(
             {"label": str(k), "method": "restyle", "args": [{"x": x, "y": y, "text": labels}, moving]}
         )
     layout.update(
         title={"text": text["shift"].format(d=d_model, pos=pos), "font": {"size": 15}},
-        height=330 * rows + 90 + SLIDER_SPACE,
-        margin={"l": 60, "r": 20, "t": 90, "b": _AXIS_SPACE + SLIDER_SPACE},
+        height=330 * rows + 115 + SLIDER_SPACE,
+        margin={"l": 60, "r": 20, "t": 115, "b": _AXIS_SPACE + SLIDER_SPACE},
         annotations=annotations,
         legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.0, "yanchor": "bottom"},
         sliders=[_slider(steps, offset, "k = ", margin_top=_AXIS_SPACE)],
@@ -950,8 +963,8 @@ def base_slider(d_model: int = 128, max_offset: int = 100, *, bases=BASES, base:
         steps.append({"label": _number(b, text), "method": "restyle", "args": [update, [0, 2, 3]]})
     layout = {
         "title": {"text": text["base"].format(d=d_model), "font": {"size": 15}},
-        "height": 620 + SLIDER_SPACE,
-        "margin": {"l": 70, "r": 20, "t": 70, "b": _AXIS_SPACE + SLIDER_SPACE},
+        "height": 640 + SLIDER_SPACE,
+        "margin": {"l": 70, "r": 20, "t": 90, "b": _AXIS_SPACE + SLIDER_SPACE},
         "xaxis": _axis(text["pair"], domain=[0, 1], anchor="y"),
         "yaxis": _axis(text["wavelength"], type="log", range=[0, 7], domain=[0.58, 1], anchor="x"),
         "xaxis2": _axis(text["offset"], domain=[0, 1], anchor="y2"),
@@ -1016,8 +1029,8 @@ def rope_slider(
     ]
     layout = {
         "title": {"text": text["rope"].format(d=dim), "font": {"size": 15}},
-        "height": 380 + SLIDER_SPACE,
-        "margin": {"l": 70, "r": 20, "t": 60, "b": _AXIS_SPACE + SLIDER_SPACE},
+        "height": 400 + SLIDER_SPACE,
+        "margin": {"l": 70, "r": 20, "t": 80, "b": _AXIS_SPACE + SLIDER_SPACE},
         "xaxis": _axis(text["distance"], range=[0, max_distance]),
         "yaxis": _axis(text["bound"], range=[0, (dim // 2 + 1) / 2 + 1.5]),
         "sliders": [_slider(steps, active, "b = ", margin_top=_AXIS_SPACE)],
@@ -1060,7 +1073,7 @@ def _frame_axes(fig, layout: dict, xaxis: str, yaxis: str, size: tuple):
             if spec.get("type") == "log":  # plotly gives a log axis's range in powers of ten
                 low, high = 10.0**low, 10.0**high
             getattr(ax, f"set_{axis}lim")(low, high)
-        getattr(ax, f"set_{axis}label")(spec.get("title", {}).get("text", ""))
+        getattr(ax, f"set_{axis}label")(_plain(spec.get("title", {}).get("text", "")))
     if "scaleanchor" in y_layout:
         ax.set_aspect("equal", adjustable="box")
     ax.grid(color="#eeeeee")
@@ -1104,15 +1117,17 @@ def draw_frame(data: list, layout: dict):
         if "text" in mode:
             font = trace.get("textfont", {})
             for xi, yi, words in zip(x, y, trace.get("text", []), strict=False):
-                ax.text(xi, yi, words, ha="center", va="center", color=font.get("color", "black"))
+                ax.text(xi, yi, _plain(words), ha="center", va="center", color=font.get("color", "black"))
     for annotation in layout.get("annotations", []):
         fig.text(
             *_paper_to_figure(layout, size, annotation["x"], annotation["y"]),
-            annotation["text"],
+            _plain(annotation["text"]),
             ha="center",
             va="bottom",
         )
-    fig.suptitle(layout.get("title", {}).get("text", ""), fontsize="medium", y=1 - 15 / size[1], va="top")
+    fig.suptitle(
+        _plain(layout.get("title", {}).get("text", "")), fontsize="medium", y=1 - 10 / size[1], va="top"
+    )
     handles = [h for ax in axes.values() for h in ax.get_legend_handles_labels()[0]]
     if handles:
         fig.legend(
@@ -1120,7 +1135,7 @@ def draw_frame(data: list, layout: dict):
             loc="upper center",
             ncol=len(handles),
             frameon=False,
-            bbox_to_anchor=(0.5, 1 - 40 / size[1]),
+            bbox_to_anchor=(0.5, 1 - 55 / size[1]),
         )
     slider = layout["sliders"][0]
     current = slider["steps"][slider.get("active", 0)]["label"]

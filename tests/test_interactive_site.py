@@ -1,0 +1,250 @@
+"""The interactive figures on the built site, in headless Chromium, offline.
+
+Chapters 2, 5 and 6 of every edition carry a figure made by posenc.interactive.
+On each of these pages the browser must draw it with the vendored plotly.js,
+move its data when the reader moves the slider (here with the keyboard), log no
+console error and send no request off the site; a reader without JavaScript
+sees its PNG. The first-visit weight of each page is measured with its
+figure and with the figure and its scripts cut out of the same page; the
+difference is printed and held to an allowance.
+
+Screenshots of one slider step of each figure, before and after, go to
+_build/screenshots-interactive/. Skipped without /usr/bin/chromium, except
+under CI=true, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+from site_helpers import (
+    CHROMIUM,
+    INTERACTIVE_ALLOWANCE,
+    LAUNCH_ARGS,
+    MATHJAX_READY_JS,
+    SITE,
+    PageReport,
+    axe_problems,
+    chromium_missing,
+    first_visit_bytes,
+    new_context,
+    run_axe,
+    serve,
+    site_path,
+    watched_page,
+)
+
+pytestmark = pytest.mark.browser
+
+ON_CI = os.environ.get("CI") == "true"
+FIGURES = {"02_formula": "formula-base", "05_rotation": "rotation-shift", "06_rope": "rope-decay-base"}
+PAGES = [f"book/{lang}/{chapter}" for lang in ("en", "id", "ko") for chapter in FIGURES]
+SHOTS = SITE.parent / "screenshots-interactive"
+# The traces' data as plotly holds them, and the figure's slider steps as the page stores them.
+READ_JS = """
+(id) => {
+  const box = document.getElementById(id);
+  const plot = box.querySelector('.posenc-plot');
+  const figure = JSON.parse(box.querySelector('script.posenc-figure-data').textContent);
+  const input = box.querySelector('.posenc-slider input[type=range]');
+  return {
+    data: plot.data.map(trace => ({x: trace.x, y: trace.y, text: trace.text})),
+    steps: figure.layout.sliders[0].steps,
+    prefix: figure.layout.sliders[0].currentvalue.prefix,
+    value: Number(input.value),
+    valuetext: input.getAttribute('aria-valuetext'),
+    output: box.querySelector('.posenc-slider output').textContent,
+    label: input.labels.length ? input.labels[0].textContent : null,
+    dataLabel: box.dataset.label,
+    fallbackImages: plot.querySelectorAll('img').length,
+    plotlySlider: plot.querySelectorAll('.slider-container').length,
+    scripts: performance.getEntriesByType('resource').map(entry => entry.name),
+  };
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = chromium_missing()
+    if reason:
+        if ON_CI:
+            pytest.fail(f"CI=true but the browser tests cannot run: {reason}")
+        pytest.skip(f"browser tests skipped: {reason}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def served():
+    if not (SITE / "index.html").is_file():
+        pytest.fail(f"no built site at {SITE}: run `make book` first (`make test` builds it)")
+    with serve(SITE) as base_url:
+        yield base_url
+
+
+def div_id(docname: str) -> str:
+    return "posenc-fig-" + FIGURES[docname.rsplit("/", 1)[1]]
+
+
+def shown_by(step: dict, data: list) -> bool:
+    """Whether the traces ``data`` hold what slider step ``step`` puts into them."""
+    update, indices = step["args"]
+    return all(
+        data[index][key] == values[n] for key, values in update.items() for n, index in enumerate(indices)
+    )
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_the_slider_moves_the_plotted_data(browser, served, docname):
+    context = new_context(browser)
+    report = PageReport(docname=docname, url=served + site_path(docname), base_url=served)
+    page = watched_page(context, report)
+    try:
+        page.goto(report.url, wait_until="load")
+        page.evaluate(MATHJAX_READY_JS)
+        box = page.locator(f"#{div_id(docname)}")
+        box.locator(".posenc-slider input").wait_for(timeout=30_000)  # added once plotly has drawn
+        box.scroll_into_view_if_needed()
+        lang, name = docname.split("/")[1], FIGURES[docname.rsplit("/", 1)[1]]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        before = page.evaluate(READ_JS, div_id(docname))
+        box.screenshot(path=str(SHOTS / f"{lang}-{name}-step{before['value']}.png"))
+
+        # The keyboard moves the labelled range input two steps; the traces follow.
+        box.locator(".posenc-slider input").focus()
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "([id, v]) => Number(document.querySelector('#' + id + ' .posenc-slider input').value) === v",
+            arg=[div_id(docname), before["value"] + 2],
+        )
+        after = page.evaluate(READ_JS, div_id(docname))
+        box.screenshot(path=str(SHOTS / f"{lang}-{name}-step{after['value']}.png"))
+        violations = run_axe(page)
+    finally:
+        context.close()
+
+    steps = before["steps"]
+    assert shown_by(steps[before["value"]], before["data"]), "the figure does not start at its active step"
+    assert after["value"] == before["value"] + 2
+    assert shown_by(steps[after["value"]], after["data"]), "the traces do not show the slider's step"
+    assert after["data"] != before["data"]
+    # The control is named, and tells its value to screen readers, in the page's words.
+    assert after["label"] == after["dataLabel"] and after["label"].strip()
+    assert after["output"] == after["valuetext"] == after["prefix"] + steps[after["value"]]["label"]
+    # plotly has replaced the PNG; its own slider is hidden, so the page shows one slider.
+    assert after["fallbackImages"] == 0 and after["plotlySlider"] in (0, 1)
+    assert any("/_static/plotly/plotly-basic.min.js" in script for script in after["scripts"]), after[
+        "scripts"
+    ]
+    assert report.console_errors == [] and report.page_errors == []
+    assert report.blocked_requests == [] and report.failed_requests == [] and report.http_errors == []
+    assert axe_problems(violations) == []
+
+
+def test_plotlys_slider_is_hidden(browser, served):
+    context = new_context(browser)
+    page = context.new_page()
+    try:
+        page.goto(served + site_path("book/en/06_rope"), wait_until="load")
+        page.locator(".posenc-slider input").wait_for(timeout=30_000)
+        visible = page.evaluate(
+            "() => [...document.querySelectorAll('.posenc-plot .slider-container')]"
+            ".filter(e => e.getBoundingClientRect().width > 0).length"
+        )
+    finally:
+        context.close()
+    assert visible == 0
+
+
+@pytest.mark.parametrize("docname", ["book/en/05_rotation", "book/ko/02_formula"])
+def test_without_javascript_the_png_frame_is_shown(browser, served, docname):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(served + site_path(docname), wait_until="load")
+        image = page.locator(f"#{div_id(docname)} .posenc-plot img")
+        shown = image.evaluate(
+            "img => [img.naturalWidth, img.naturalHeight, img.alt, img.parentElement.ariaLabel]"
+        )
+    finally:
+        context.close()
+    width, height, alt, name = shown
+    assert width > 500 and height > 300
+    assert alt and alt == name
+
+
+def test_plotly_is_loaded_only_on_pages_with_a_figure():
+    pages = sorted(SITE.glob("*/*.html"))
+    assert len(pages) > 30, f"no built site at {SITE}"
+    loading = {
+        page.relative_to(SITE).as_posix() for page in pages if "plotly-basic.min.js" in page.read_text()
+    }
+    with_figure = {
+        page.relative_to(SITE).as_posix()
+        for page in pages
+        if 'class="posenc-interactive"' in page.read_text()
+    }
+    assert loading == with_figure == {site_path(docname) for docname in PAGES}
+    for page in pages:
+        assert not re.search(r"<script[^>]+src=\"https?://", page.read_text()), page
+
+
+WITHOUT_FIGURE = [
+    re.compile(r'<div class="posenc-interactive".*?</script>\s*</div>', re.S),
+    re.compile(r"<script[^>]*(plotly-basic|posenc-figures)[^>]*></script>"),
+    re.compile(r"<link[^>]*posenc-figures\.css[^>]*>"),
+]
+
+
+def first_visit_without_figure(browser, url: str) -> int:
+    """The first-visit bytes of the same page with its figure, plotly.js and the figure script cut out."""
+    context = new_context(browser)
+    page = context.new_page()
+    total = 0
+
+    def cut(route):
+        response = route.fetch()
+        body = response.text()
+        for pattern in WITHOUT_FIGURE:
+            body, count = pattern.subn("", body)
+            assert count >= 1, pattern.pattern
+        route.fulfill(response=response, body=body)
+
+    def count(request):
+        nonlocal total
+        sizes = request.sizes()
+        total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+
+    page.route(url, cut)
+    page.on("requestfinished", count)
+    try:
+        page.goto(url, wait_until="load")
+        page.evaluate(MATHJAX_READY_JS)
+        page.wait_for_load_state("networkidle")
+    finally:
+        context.close()
+    return total
+
+
+def test_first_visit_weight_with_and_without_the_figure(browser, served):
+    rows = []
+    for docname in PAGES:
+        url = served + site_path(docname)
+        with_figure, without = first_visit_bytes(browser, url), first_visit_without_figure(browser, url)
+        rows.append((docname, with_figure, without, with_figure - without))
+    print("first visit (bytes): page, with the figure, without it, added")
+    for docname, with_figure, without, added in rows:
+        print(f"  {docname}: {with_figure:,} {without:,} +{added:,} ({added / without:.0%})")
+    plotly = (SITE / "en" / "_static" / "plotly" / "plotly-basic.min.js").stat().st_size
+    for docname, _, _, added in rows:
+        assert plotly < added <= INTERACTIVE_ALLOWANCE, (docname, added)
+    (SITE.parent / "interactive-weights.json").write_text(json.dumps(rows, indent=1))
