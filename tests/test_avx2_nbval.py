@@ -1,4 +1,4 @@
-"""Chapter 8's stored outputs survive NumPy and torch limited to AVX2 kernels.
+"""Chapter 8's stored outputs, and the interactive figures', survive NumPy and torch limited to AVX2 kernels.
 
 A trained model's accuracy depends on the rounding of every sum in training, and
 the rounding depends on the CPU's vector kernels. The chapter prints bands, not
@@ -7,6 +7,10 @@ nbval over the English edition with NumPy's AVX-512 dispatch disabled and
 PyTorch's ATen kernels capped at AVX2. The three editions share code and
 outputs (tests/test_parity.py), so one edition is enough. It takes as long as
 the notebook itself, about two minutes on one thread.
+
+The interactive figures of chapters 2, 5 and 6 store their numbers, rounded, in
+JSON, and a PNG drawn from them: the second test re-runs those three chapters
+the same way (about 30 seconds).
 """
 
 from __future__ import annotations
@@ -22,11 +26,24 @@ NOTEBOOK = BOOK / "en" / "08_experiment.ipynb"
 LIMITED = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL", "ATEN_CPU_CAPABILITY": "avx2"}
 
 
-@pytest.mark.skipif(not NOTEBOOK.exists(), reason="chapter 8 is not in the book yet")
-def test_chapter_8_outputs_are_the_same_with_avx2_kernels():
+INTERACTIVE = [BOOK / "en" / f"{name}.ipynb" for name in ("02_formula", "05_rotation", "06_rope")]
+
+
+def nbval_with_avx2(notebooks) -> subprocess.CompletedProcess:
     env = {**os.environ, **LIMITED, "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
     command += ["--nbval", "--nbval-current-env"]
-    command.append(str(NOTEBOOK.relative_to(ROOT)))
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    command += [str(path.relative_to(ROOT)) for path in notebooks]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+@pytest.mark.skipif(not NOTEBOOK.exists(), reason="chapter 8 is not in the book yet")
+def test_chapter_8_outputs_are_the_same_with_avx2_kernels():
+    done = nbval_with_avx2([NOTEBOOK])
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_interactive_figures_are_the_same_with_avx2_kernels():
+    done = nbval_with_avx2(INTERACTIVE)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and " failed" not in done.stdout, done.stdout[-2000:]
