@@ -463,10 +463,16 @@ def search(context, base_url: str, lang: str, term: str) -> tuple[list[str], Pag
     return list(dict.fromkeys(name for name in found if name)), report
 
 
-def first_visit_bytes(browser, url: str) -> int:
-    """Bytes a reader's browser transfers to show ``url`` with an empty cache (headers and bodies)."""
+def first_visit_bytes(browser, url: str, *, page_route=None) -> int:
+    """Bytes a reader's browser transfers to show ``url`` with an empty cache (headers and bodies).
+
+    ``page_route``, if given, handles the request for ``url`` itself (a Playwright route handler),
+    e.g. to serve a changed copy of the page.
+    """
     context = new_context(browser)
     page = context.new_page()
+    if page_route is not None:
+        page.route(url, page_route)
     total = 0
 
     def count(request):

@@ -16,30 +16,24 @@ under CI=true, where a missing browser is a failure.
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
 from site_helpers import (
-    CHROMIUM,
     INTERACTIVE_ALLOWANCE,
-    LAUNCH_ARGS,
     MATHJAX_READY_JS,
     SITE,
     PageReport,
     axe_problems,
-    chromium_missing,
     first_visit_bytes,
     new_context,
     run_axe,
-    serve,
     site_path,
     watched_page,
 )
 
 pytestmark = pytest.mark.browser
 
-ON_CI = os.environ.get("CI") == "true"
 FIGURES = {"02_formula": "formula-base", "05_rotation": "rotation-shift", "06_rope": "rope-decay-base"}
 PAGES = [f"book/{lang}/{chapter}" for lang in ("en", "id", "ko") for chapter in FIGURES]
 SHOTS = SITE.parent / "screenshots-interactive"
@@ -65,29 +59,6 @@ READ_JS = """
   };
 }
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = chromium_missing()
-    if reason:
-        if ON_CI:
-            pytest.fail(f"CI=true but the browser tests cannot run: {reason}")
-        pytest.skip(f"browser tests skipped: {reason}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture(scope="module")
-def served():
-    if not (SITE / "index.html").is_file():
-        pytest.fail(f"no built site at {SITE}: run `make book` first (`make test` builds it)")
-    with serve(SITE) as base_url:
-        yield base_url
 
 
 def div_id(docname: str) -> str:
@@ -205,41 +176,24 @@ WITHOUT_FIGURE = [
 ]
 
 
-def first_visit_without_figure(browser, url: str) -> int:
-    """The first-visit bytes of the same page with its figure, plotly.js and the figure script cut out."""
-    context = new_context(browser)
-    page = context.new_page()
-    total = 0
-
-    def cut(route):
-        response = route.fetch()
-        body = response.text()
-        for pattern in WITHOUT_FIGURE:
-            body, count = pattern.subn("", body)
-            assert count >= 1, pattern.pattern
-        route.fulfill(response=response, body=body)
-
-    def count(request):
-        nonlocal total
-        sizes = request.sizes()
-        total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
-
-    page.route(url, cut)
-    page.on("requestfinished", count)
-    try:
-        page.goto(url, wait_until="load")
-        page.evaluate(MATHJAX_READY_JS)
-        page.wait_for_load_state("networkidle")
-    finally:
-        context.close()
-    return total
+def without_figure(route):
+    """Serve the page with its figure, plotly.js, the figure script and its CSS cut out."""
+    response = route.fetch()
+    body = response.text()
+    for pattern in WITHOUT_FIGURE:
+        body, count = pattern.subn("", body)
+        assert count >= 1, pattern.pattern
+    route.fulfill(response=response, body=body)
 
 
 def test_first_visit_weight_with_and_without_the_figure(browser, served):
     rows = []
     for docname in PAGES:
         url = served + site_path(docname)
-        with_figure, without = first_visit_bytes(browser, url), first_visit_without_figure(browser, url)
+        with_figure, without = (
+            first_visit_bytes(browser, url),
+            first_visit_bytes(browser, url, page_route=without_figure),
+        )
         rows.append((docname, with_figure, without, with_figure - without))
     print("first visit (bytes): page, with the figure, without it, added")
     for docname, with_figure, without, added in rows:

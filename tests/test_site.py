@@ -12,22 +12,17 @@ CI=true, where a missing browser is a failure.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path, PurePosixPath
 
 import pytest
 from site_helpers import (
-    CHROMIUM,
     EDITION,
     INTERACTIVE_ALLOWANCE,
-    LAUNCH_ARGS,
     SCREENSHOTS,
-    SITE,
     PageReport,
     axe_problems,
-    chromium_missing,
     docname_of_url,
     editions,
     english_ui_problems,
@@ -55,7 +50,6 @@ from site_helpers import (
 
 pytestmark = pytest.mark.browser
 
-ON_CI = os.environ.get("CI") == "true"
 TOC_DOCNAMES = toc_docnames()
 DOCNAMES = site_docnames()
 SHOWCASE = showcase_pages(TOC_DOCNAMES)
@@ -64,35 +58,7 @@ SEEDS = [site_path(name) for name in DOCNAMES]
 
 
 # ------------------------------------------------------------------------------------------------
-# Fixtures: the built site, a server, a browser, and one visit of every page
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = chromium_missing()
-    if reason:
-        if ON_CI:
-            pytest.fail(f"CI=true but the browser tests cannot run: {reason}")
-        pytest.skip(f"browser tests skipped: {reason}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture(scope="module")
-def site():
-    if not (SITE / "index.html").is_file():
-        pytest.fail(f"no built site at {SITE}: run `make book` first (`make test` builds it)")
-    return SITE
-
-
-@pytest.fixture(scope="module")
-def served(site):
-    with serve(site) as base_url:
-        yield base_url
+# Fixtures (the browser, the site and its server are in conftest.py): one visit of every page
 
 
 @pytest.fixture(scope="module")

@@ -633,8 +633,8 @@ _MOVING_LABELS = {
     },
     "id": {
         "shift": (
-            "PE(pos + k) memutar PE(pos) sebesar k·ω<sub>i</sub> di setiap pasangan"
-            "<br>(d_model = {d}, pos = {pos})"
+            "PE(pos + k) adalah PE(pos) yang diputar sebesar k·ω<sub>i</sub>"
+            "<br>di setiap pasangan (d_model = {d}, pos = {pos})"
         ),
         "shift_pair": "pasangan i = {i}, ω = {omega}",
         "shift_label": "selisih k",
@@ -645,14 +645,14 @@ _MOVING_LABELS = {
         "base": "Basis b menentukan panjang gelombang (atas)<br>dan PE(p)·PE(p + k) (bawah), d_model = {d}",
         "base_label": "basis b",
         "base_name": (
-            "Gambar interaktif: panjang gelombang tiap pasangan dari {n} pasangan frekuensi dan hasil kali "
+            "Gambar interaktif: panjang gelombang masing-masing dari {n} pasangan frekuensi dan hasil kali "
             "titik PE(p)·PE(p + k) untuk k = 0 sampai {k}; penggeser mengatur basis dari {low} sampai {high}."
         ),
         "rope": "Batas atas skor RoPE terhadap jarak<br>untuk basis yang dipilih (d = {d})",
         "rope_label": "basis b",
         "rope_name": (
-            "Gambar interaktif: batas relatif skor RoPE untuk jarak 0 sampai {r} dengan dimensi head {d}; "
-            "penggeser mengatur basis dari {low} sampai {high}."
+            "Gambar interaktif: batas atas relatif skor RoPE untuk jarak 0 sampai {r} "
+            "dengan ukuran head {d}; penggeser mengatur basis dari {low} sampai {high}."
         ),
         "pair": "indeks pasangan i",
         "wavelength": "panjang gelombang 2π/ω<sub>i</sub> (skala log)",
@@ -663,25 +663,25 @@ _MOVING_LABELS = {
         "thousands": ".",
     },
     "ko": {
-        "shift": "모든 쌍에서 PE(pos + k)는 PE(pos)를 k·ω<sub>i</sub>만큼 돌린 것이다<br>"
+        "shift": "각 쌍 i에서 PE(pos + k)는 PE(pos)를 k·ω<sub>i</sub>만큼 돌린 것이다<br>"
         "(d_model = {d}, pos = {pos})",
         "shift_pair": "{i}번 쌍, ω = {omega}",
         "shift_label": "간격 k",
         "shift_name": (
-            "움직이는 그림: {d}차원 인코딩의 {pairs}번 쌍의 단위원 위에 PE(pos)와 PE(pos + k)를 찍었다. "
-            "슬라이더로 k를 0부터 {k}까지 바꾼다."
+            "대화형 그림: {d}차원 인코딩의 {pairs}번 쌍마다 단위원 위에 PE(pos)와 PE(pos + k)를 나타낸다. "
+            "슬라이더로 k를 0부터 {k}까지 바꿀 수 있다."
         ),
-        "base": "밑 b가 정하는 파장(위)과 PE(p)·PE(p + k)(아래)<br>d_model = {d}",
+        "base": "밑 b가 정하는 파장(위)과 PE(p)·PE(p + k)(아래)<br>(d_model = {d})",
         "base_label": "밑 b",
         "base_name": (
-            "움직이는 그림: 주파수 쌍 {n}개 각각의 파장과, k = 0부터 {k}까지의 내적 PE(p)·PE(p + k). "
-            "슬라이더로 밑을 {low}부터 {high}까지 바꾼다."
+            "대화형 그림: 주파수 쌍 {n}개 각각의 파장과 k = 0부터 {k}까지의 내적 PE(p)·PE(p + k)를 "
+            "보여 준다. 슬라이더로 밑을 {low}부터 {high}까지 바꿀 수 있다."
         ),
-        "rope": "밑에 따라 달라지는 회전 위치 임베딩 점수의 상한<br>(d = {d})",
+        "rope": "거리에 따른 회전 위치 임베딩 점수의 상한<br>(슬라이더로 고른 밑, d = {d})",
         "rope_label": "밑 b",
         "rope_name": (
-            "움직이는 그림: 헤드 차원 {d}에서 거리 0부터 {r}까지 회전 위치 임베딩 점수의 상대 상한. "
-            "슬라이더로 밑을 {low}부터 {high}까지 바꾼다."
+            "대화형 그림: 헤드 차원이 {d}일 때 거리 0부터 {r}까지 회전 위치 임베딩 점수의 상대 상한을 "
+            "보여 준다. 슬라이더로 밑을 {low}부터 {high}까지 바꿀 수 있다."
         ),
         "pair": "쌍 번호 i",
         "wavelength": "파장 2π/ω<sub>i</sub> (로그 눈금)",
@@ -715,6 +715,17 @@ def _slider(steps: list, active: int, prefix: str, margin_top: int = 50) -> dict
         "pad": {"t": margin_top},
         "steps": steps,
     }
+
+
+def _check_bases(bases, base) -> tuple[list, int]:
+    """The slider's bases as floats, and the index of the starting ``base`` among them."""
+    try:
+        bases = [float(b) for b in bases]
+    except (TypeError, ValueError):
+        raise ValueError(f"bases must be finite numbers > 1, got {bases!r}") from None
+    if not bases or not all(np.isfinite(b) and b > 1 for b in bases):
+        raise ValueError(f"bases must be finite numbers > 1, got {bases}")
+    return bases, _check_choice("base", base, bases)
 
 
 def _check_choice(name: str, value, choices) -> int:
@@ -902,10 +913,7 @@ def base_slider(d_model: int = 128, max_offset: int = 100, *, bases=BASES, base:
     """
     text = _moving_text(lang)
     d_model, max_offset = check_d_model(d_model), check_int("max_offset", max_offset)
-    bases = [float(b) for b in bases]
-    if not bases or not all(np.isfinite(b) and b > 1 for b in bases):
-        raise ValueError(f"bases must be finite numbers > 1, got {bases}")
-    active = _check_choice("base", float(base), bases)
+    bases, active = _check_bases(bases, base)
     pairs = np.arange(d_model // 2)
     offsets = np.arange(max_offset + 1)
     top, bottom = {"xaxis": "x", "yaxis": "y"}, {"xaxis": "x2", "yaxis": "y2"}
@@ -1004,10 +1012,7 @@ def rope_slider(
     """
     text = _moving_text(lang)
     dim, max_distance = check_d_model(dim), check_int("max_distance", max_distance)
-    bases = [float(b) for b in bases]
-    if not bases or not all(np.isfinite(b) and b > 1 for b in bases):
-        raise ValueError(f"bases must be finite numbers > 1, got {bases}")
-    active = _check_choice("base", float(base), bases)
+    bases, active = _check_bases(bases, base)
     distance = np.arange(max_distance + 1)
     data = [
         {
@@ -1041,7 +1046,7 @@ def rope_slider(
         layout,
         name="rope-decay-base",
         label=text["rope_label"],
-        description=text["rope_name"].format(r=max_distance, d=dim, low=low, high=high),
+        description=text["rope_name"].format(r=_number(max_distance, text), d=dim, low=low, high=high),
     )
 
 
