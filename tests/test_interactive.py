@@ -6,6 +6,8 @@ import base64
 import io
 import json
 import re
+import sys
+import types
 
 import matplotlib
 import nbformat
@@ -143,6 +145,17 @@ def test_a_running_kernel_stores_the_three_types():
     assert set(output.data) == MIME_TYPES
     png_image(output.data["image/png"])
     assert "basis b" in output.data["text/html"]  # the slider's label, in the page's language
+
+
+def test_on_colab_the_html_is_plotlys_own_without_mathjax(monkeypatch):
+    """Colab runs the HTML's scripts but has neither the site's plotly.js nor a plotly JSON renderer."""
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    bundle = plot.rotation_slider()._repr_mimebundle_()
+    assert set(bundle) == MIME_TYPES
+    page = bundle["text/html"]
+    assert "Plotly.newPlot" in page and 'id="posenc-fig-rotation-shift"' in page
+    assert re.findall(r'<script[^>]+src="([^"]+)"', page) == ["https://cdn.plot.ly/plotly-4.1.1.min.js"]
+    assert not re.search(r"src=\"[^\"]*mathjax", page, re.IGNORECASE)  # no MathJax from a CDN
 
 
 def test_html_cannot_end_its_script_early():

@@ -9,10 +9,16 @@ notebook shows it as one output with three types:
     the figure's name, drawn by the site's vendored plotly.js, with the PNG
     inside it for readers without JavaScript;
 ``application/vnd.plotly.v1+json``
-    for JupyterLab and Colab, which draw it with plotly's own renderer;
+    for JupyterLab, which draws it with plotly's own renderer (Colab does
+    not read this type: there the HTML is plotly's own, see below);
 ``image/png``
     one representative frame (the slider's ``active`` step), drawn by
     matplotlib from the same figure JSON, for the PDF and the EPUB.
+
+On Colab, which draws neither this type nor the site's ``<div>``, the HTML is
+the page plotly itself writes for Colab (plotly.js from plotly's CDN, as
+``fig.show()`` does there; its MathJax is left out). The stored notebooks are
+run elsewhere, so the site never sees that HTML.
 
 Every number is rounded before it goes into the JSON, so that CPUs whose
 ``sin`` differs in the last bit still store the same text.
@@ -26,6 +32,7 @@ import html
 import io
 import json
 import re
+import sys
 
 import numpy as np
 
@@ -180,11 +187,21 @@ class InteractiveFigure:
             "</div>"
         )
 
+    def colab_html(self) -> str:
+        """The figure as plotly draws it on Colab, without MathJax (the figures use none)."""
+        import plotly.io as pio
+
+        return pio.to_html(
+            self.to_plotly_json(), include_plotlyjs="cdn", include_mathjax=False, full_html=False,
+            config=CONFIG, div_id=self.div_id, validate=False,
+        )  # fmt: skip
+
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         png = self.png()
+        on_colab = "google.colab" in sys.modules
         return {
             "text/plain": f"<interactive figure {self.name!r}: {len(self.steps)} slider steps>",
-            "text/html": self.html(png),
+            "text/html": self.colab_html() if on_colab else self.html(png),
             PLOTLY_MIME: self.to_plotly_json(),
             "image/png": base64.b64encode(png).decode("ascii"),
         }
