@@ -309,7 +309,7 @@ _LABELS["id"].update(
 )
 _LABELS["ko"].update(
     {
-        "decay": r"회전 위치 임베딩의 장거리 감쇠: 점수의 상한 ($d = {d}$)",
+        "decay": r"회전 위치 임베딩의 장기 감쇠: 점수의 상한 ($d = {d}$)",
         "distance": r"상대 거리 $m - n$",
         "bound": r"상대 상한 $\frac{{1}}{{d/2}}\sum_j |S_j|$",
         "alibi": r"ALiBi: 어텐션 로짓에 더하는 편향 $-m\,|i - j|$",
@@ -604,7 +604,9 @@ def _plain(text: str) -> str:
 _AXIS_SPACE = 60
 _MOVING_LABELS = {
     "en": {
-        "shift": "PE(pos + k) turns PE(pos) by k·ω<sub>i</sub> in every pair<br>(d_model = {d}, pos = {pos})",
+        "shift": (
+            "In every pair, PE(pos + k) is PE(pos) turned by k·ω<sub>i</sub><br>(d_model = {d}, pos = {pos})"
+        ),
         "shift_pair": "pair i = {i}, ω = {omega}",
         "shift_label": "offset k",
         "shift_name": (
