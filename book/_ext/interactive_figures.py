@@ -7,7 +7,7 @@ the script that draws the figures and their stylesheet are added, deferred so
 that the 1.2 MB of plotly.js does not hold up the text. The PDF and EPUB take
 the figures' PNG instead and load no script.
 
-The figure's third output type, plotly's own JSON, is for JupyterLab and Colab;
+The figure's third output type, plotly's own JSON, is for JupyterLab;
 myst-nb has no renderer for it and would warn about it on every build, so it
 is dropped as each notebook is read (the HTML output holds the same JSON).
 """

@@ -1,6 +1,6 @@
 // Draws the book's interactive figures (made by posenc.interactive) with the vendored plotly.js.
 // Each figure gets a labelled range input under it, which the keyboard and screen readers can
-// move; plotly's own slider, kept in the figure JSON for JupyterLab and Colab, is hidden here so
+// move; plotly's own slider, kept in the figure JSON for a running notebook, is hidden here so
 // that the page shows one slider, not two.
 "use strict";
 (function () {
