@@ -154,19 +154,13 @@ def test_without_javascript_the_png_frame_is_shown(browser, served, docname):
 
 
 def test_plotly_is_loaded_only_on_pages_with_a_figure():
-    pages = sorted(SITE.glob("*/*.html"))
+    pages = {page.relative_to(SITE).as_posix(): page.read_text() for page in sorted(SITE.glob("*/*.html"))}
     assert len(pages) > 30, f"no built site at {SITE}"
-    loading = {
-        page.relative_to(SITE).as_posix() for page in pages if "plotly-basic.min.js" in page.read_text()
-    }
-    with_figure = {
-        page.relative_to(SITE).as_posix()
-        for page in pages
-        if 'class="posenc-interactive"' in page.read_text()
-    }
+    loading = {name for name, text in pages.items() if "plotly-basic.min.js" in text}
+    with_figure = {name for name, text in pages.items() if 'class="posenc-interactive"' in text}
     assert loading == with_figure == {site_path(docname) for docname in PAGES}
-    for page in pages:
-        assert not re.search(r"<script[^>]+src=\"https?://", page.read_text()), page
+    for name, text in pages.items():
+        assert not re.search(r"<script[^>]+src=\"https?://", text), name
 
 
 WITHOUT_FIGURE = [

@@ -710,11 +710,12 @@ def _axis(title: str, **options) -> dict:
     return {"title": {"text": title}, "zeroline": False, **options}
 
 
-def _slider(steps: list, active: int, prefix: str, margin_top: int = 50) -> dict:
+def _slider(steps: list, active: int, prefix: str) -> dict:
+    # Plotly's slider sits under the x-axis title.
     return {
         "active": active,
         "currentvalue": {"prefix": prefix},
-        "pad": {"t": margin_top},
+        "pad": {"t": _AXIS_SPACE},
         "steps": steps,
     }
 
@@ -882,7 +883,7 @@ def rotation_slider(
         margin={"l": 60, "r": 20, "t": 115, "b": _AXIS_SPACE + SLIDER_SPACE},
         annotations=annotations,
         legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.0, "yanchor": "bottom"},
-        sliders=[_slider(steps, offset, "k = ", margin_top=_AXIS_SPACE)],
+        sliders=[_slider(steps, offset, "k = ")],
     )
     pair_list = ", ".join(map(str, pairs))
     return InteractiveFigure(
@@ -979,7 +980,7 @@ def base_slider(d_model: int = 128, max_offset: int = 100, *, bases=BASES, base:
         "yaxis": _axis(text["wavelength"], type="log", range=[0, 7], domain=[0.58, 1], anchor="x"),
         "xaxis2": _axis(text["offset"], domain=[0, 1], anchor="y2"),
         "yaxis2": _axis(text["dot"], range=[-15, d_model // 2 + 5], domain=[0, 0.4], anchor="x2"),
-        "sliders": [_slider(steps, active, "b = ", margin_top=_AXIS_SPACE)],
+        "sliders": [_slider(steps, active, "b = ")],
     }
     low, high = _number(min(bases), text), _number(max(bases), text)
     return InteractiveFigure(
@@ -1040,7 +1041,7 @@ def rope_slider(
         "margin": {"l": 70, "r": 20, "t": 80, "b": _AXIS_SPACE + SLIDER_SPACE},
         "xaxis": _axis(text["distance"], range=[0, max_distance]),
         "yaxis": _axis(text["bound"], range=[0, (dim // 2 + 1) / 2 + 1.5]),
-        "sliders": [_slider(steps, active, "b = ", margin_top=_AXIS_SPACE)],
+        "sliders": [_slider(steps, active, "b = ")],
     }
     low, high = _number(min(bases), text), _number(max(bases), text)
     return InteractiveFigure(
@@ -1057,21 +1058,12 @@ _DASHES = {"solid": "-", "dash": "--", "dot": ":", "dashdot": "-."}
 
 def _frame_axes(fig, layout: dict, xaxis: str, yaxis: str, size: tuple):
     """The matplotlib axes at the place of plotly's axes ``xaxis``/``yaxis`` (e.g. "x2", "y2")."""
-    width, height = size
-    margin = layout.get("margin", {})
-    left, right, top, bottom = (margin.get(side, 80) for side in "lrtb")
     x_layout = layout.get("xaxis" + xaxis[1:], {})
     y_layout = layout.get("yaxis" + yaxis[1:], {})
     (x0, x1), (y0, y1) = x_layout.get("domain", [0, 1]), y_layout.get("domain", [0, 1])
-    inner_w, inner_h = width - left - right, height - top - bottom
-    ax = fig.add_axes(
-        [
-            (left + x0 * inner_w) / width,
-            (bottom + y0 * inner_h) / height,
-            (x1 - x0) * inner_w / width,
-            (y1 - y0) * inner_h / height,
-        ]
-    )
+    left, bottom = _paper_to_figure(layout, size, x0, y0)
+    right, top = _paper_to_figure(layout, size, x1, y1)
+    ax = fig.add_axes([left, bottom, right - left, top - bottom])
     for axis, spec in (("x", x_layout), ("y", y_layout)):
         if spec.get("type") == "log":
             getattr(ax, f"set_{axis}scale")("log")
@@ -1093,7 +1085,7 @@ def draw_frame(data: list, layout: dict):
     Understands what the figures of this module use: subplots placed by axis
     domains, lines (colour, dash), markers, text, log axes, fixed ranges,
     equal aspect, annotations and a title in paper coordinates, a legend, and
-    the slider's current value, which is written under the plot.
+    the slider's current value, written at the top left.
     """
     size = (layout.get("width", 800), layout["height"])
     fig = plt.figure(figsize=(size[0] / 100, size[1] / 100))
@@ -1157,6 +1149,7 @@ def draw_frame(data: list, layout: dict):
 
 
 def _paper_to_figure(layout: dict, size: tuple, x: float, y: float) -> tuple:
+    """Plotly's paper coordinates (0 … 1 across the plot area, inside the margins) as figure fractions."""
     width, height = size
     margin = layout.get("margin", {})
     left, right, top, bottom = (margin.get(side, 80) for side in "lrtb")
