@@ -44,6 +44,16 @@ def read(path: Path) -> tuple[dict[str, str], list[str]]:
     return parse(path.read_text(encoding="utf-8"))
 
 
+def pins_for_tests_only(text: str) -> set[str]:
+    """Pins whose comment starts with "tests only": the test suite needs them, a reader's Binder does not."""
+    names = set()
+    for raw in text.splitlines():
+        line, _, comment = raw.partition(" #")
+        if (match := PIN.match(line.strip())) and comment.strip().startswith("tests only"):
+            names.add(normalise(match.group("name")))
+    return names
+
+
 def test_parse_reads_pins_options_and_editable_installs():
     pins, others = parse("# comment\nSphinx_Exercise==1.2.1  # why\n\n--extra-index-url https://x\n-e .\n")
     assert pins == {"sphinx-exercise": "1.2.1"}
@@ -59,9 +69,18 @@ def test_every_requirement_is_pinned_exactly():
         assert unpinned == [], f"{path.relative_to(ROOT)}: not pinned with ==: {unpinned}"
 
 
+def test_pins_for_tests_only_reads_the_comment():
+    text = "numpy==2  # imported by posenc\ntransformers==5  # tests only: references\n"
+    assert pins_for_tests_only(text) == {"transformers"}
+
+
 def test_binder_pins_match_requirements_except_torch_cpu():
     root_pins, _ = read(ROOT / "requirements.txt")
     binder_pins, _ = read(BINDER / "requirements.txt")
+    # The test-only pins (transformers, the RoPE references) stay out of the readers' environment.
+    test_pins = pins_for_tests_only((ROOT / "requirements.txt").read_text(encoding="utf-8"))
+    assert test_pins.isdisjoint(binder_pins), f"binder/requirements.txt installs test-only pins {test_pins}"
+    root_pins = {name: version for name, version in root_pins.items() if name not in test_pins}
     assert set(binder_pins) == set(root_pins), "binder/requirements.txt lists other packages"
     for name, version in root_pins.items():
         expected = version.split("+")[0] + "+cpu" if name == "torch" else version

@@ -8,7 +8,7 @@ from posenc.encoding import cos_sin_table, frequencies, sinusoidal_encoding
 from posenc.relative import alibi_bias, alibi_slopes, t5_relative_bucket
 from posenc.rope import apply_rope, rope_decay_bound, rope_frequencies
 from posenc.rotation import rotation_matrix
-from posenc.scaling import scaled_frequencies, yarn_attention_factor
+from posenc.scaling import longrope_attention_factor, scaled_frequencies, yarn_attention_factor
 
 __all__ = [
     "alibi_bias",
@@ -16,6 +16,7 @@ __all__ = [
     "apply_rope",
     "cos_sin_table",
     "frequencies",
+    "longrope_attention_factor",
     "rope_decay_bound",
     "rope_frequencies",
     "rotation_matrix",

@@ -5,11 +5,18 @@ A model trained on ``L`` positions has seen, in pair ``i``, angles up to
 the frequencies so that the angles stay in (or near) the trained range. Pass
 the result to :func:`posenc.apply_rope` or :class:`posenc.nn.RotaryEmbedding`
 as ``frequencies``.
+
+The methods are the ``rope_type`` values of real ``config.json`` files, and
+each one equals the corresponding ``_compute_*_parameters`` function of
+Hugging Face transformers (``transformers.modeling_rope_utils``), which
+``tests/test_scaling.py`` runs; posenc computes in float64, transformers in
+float32.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -17,9 +24,16 @@ from posenc._checks import check_base, check_int, check_real
 from posenc.encoding import frequencies as _base_frequencies
 from posenc.rope import check_dim
 
-__all__ = ["SCALING_METHODS", "scaled_frequencies", "yarn_attention_factor"]
+__all__ = [
+    "SCALING_METHODS",
+    "YARN_RAMPS",
+    "longrope_attention_factor",
+    "scaled_frequencies",
+    "yarn_attention_factor",
+]
 
-SCALING_METHODS = ("linear", "ntk", "yarn")
+SCALING_METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
+YARN_RAMPS = ("code", "paper")
 
 
 def _check_factor(factor) -> float:
@@ -29,6 +43,34 @@ def _check_factor(factor) -> float:
     return factor
 
 
+def _check_positive(name: str, value) -> float:
+    value = check_real(name, value)
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    return value
+
+
+def _needs(method: str, name: str, value, meaning: str):
+    if value is None:
+        raise ValueError(f"method {method!r} needs {name}, {meaning}")
+    return value
+
+
+def _check_pair_factors(name: str, value, half: int) -> np.ndarray:
+    """Return LongRoPE's per-pair factors as a float64 array of length ``half``, all finite and > 0."""
+    if isinstance(value, (str, bytes)) or not np.iterable(value):
+        raise TypeError(f"{name} must be a sequence of dim // 2 = {half} real numbers, got {value!r}")
+    values = list(value)
+    if any(isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) for v in values):
+        raise TypeError(f"{name} must hold real numbers only, got {value!r}")
+    if len(values) != half:
+        raise ValueError(f"{name} must have length dim // 2 = {half}, got {len(values)}")
+    factors = np.asarray(values, dtype=np.float64)
+    if not (np.isfinite(factors) & (factors > 0)).all():
+        raise ValueError(f"{name} must be finite and > 0, got minimum {factors.min()!r}")
+    return factors
+
+
 def scaled_frequencies(
     dim: int,
     factor: float,
@@ -36,52 +78,121 @@ def scaled_frequencies(
     method: str,
     base: float = 10000.0,
     original_max_position: int | None = None,
+    seq_len: int | None = None,
     beta_fast: float = 32.0,
     beta_slow: float = 1.0,
+    ramp: str = "code",
+    truncate: bool = True,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+    short_factor=None,
+    long_factor=None,
 ) -> np.ndarray:
     """RoPE frequencies rewritten to extend the context ``factor`` times.
 
     Parameters
     ----------
     dim : int
-        Head dimension; a positive even integer (>= 4 for ``"ntk"``).
+        Head dimension (or the rotated part of it); a positive even integer
+        (>= 4 for ``"ntk"`` and ``"dynamic"``).
     factor : float
         The extension ``s > 1``: the model was trained on ``L`` positions and
-        should read ``s * L``.
-    method : {"linear", "ntk", "yarn"}
-        ``"linear"``: position interpolation (Chen et al., 2023),
-        ``theta'_i = theta_i / s``.
-        ``"ntk"``: NTK-aware scaling, a larger base,
-        ``theta'_i = (base * s ** (dim / (dim - 2))) ** (-2 i / dim)``.
-        ``"yarn"``: YaRN's "NTK-by-parts" (Peng et al., 2023), see Notes.
+        should read ``s * L``. ``"longrope"`` checks it but does not use it
+        (its factors are per pair); it enters :func:`longrope_attention_factor`.
+    method : {"linear", "ntk", "dynamic", "yarn", "llama3", "longrope"}
+        The ``rope_type`` of a Hugging Face config, see Notes.
     base : float, default 10000.0
-        Finite number > 0; the original ``theta_i = base ** (-2 i / dim)``.
+        Finite number > 0 (``rope_theta``); the original
+        ``theta_i = base ** (-2 i / dim)``. ``"yarn"`` with ``ramp="code"``
+        needs ``base > 1``.
     original_max_position : int, optional
-        The trained context ``L`` (>= 1); required by ``"yarn"``, ignored by the others.
+        The trained context ``L`` (>= 1; >= 2 for ``"longrope"``), HF's
+        ``original_max_position_embeddings`` (for ``"dynamic"``: HF's
+        ``max_position_embeddings``). Required by ``"dynamic"``, ``"yarn"``,
+        ``"llama3"`` and ``"longrope"``.
+    seq_len : int, optional
+        The length of the current sequence (>= 1), required by ``"dynamic"``
+        and ``"longrope"``, whose frequencies depend on it.
     beta_fast, beta_slow : float, default 32.0 and 1.0
         YaRN's ramp: pairs that turn more than ``beta_fast`` times within ``L``
         positions keep their frequency, pairs that turn fewer than
-        ``beta_slow`` times are interpolated. ``beta_fast > beta_slow``.
+        ``beta_slow`` times are interpolated. ``0 < beta_slow < beta_fast``.
+    ramp : {"code", "paper"}, default "code"
+        YaRN's ramp between the two: ``"code"`` is linear in the pair index
+        ``i`` (YaRN's reference code, Hugging Face and vLLM), ``"paper"`` is
+        linear in the turns ``r_i`` (the paper's eq. 18-20). The default is
+        ``"code"`` because it is what every published YaRN checkpoint was
+        fine-tuned with; the two differ in the blended pairs (by up to 0.37 in
+        ``theta'_i / theta_i``).
+    truncate : bool, default True
+        ``ramp="code"`` only: round the ramp's ends outwards to whole pair
+        indices (``floor``/``ceil``), as the reference code and HF's default
+        ``truncate=True`` do; ``False`` keeps the fractional ends (HF's
+        ``truncate: false``, used by gpt-oss).
+    low_freq_factor, high_freq_factor : float, default 1.0 and 4.0
+        ``"llama3"``: pairs whose wavelength ``2 pi / theta_i`` is below
+        ``L / high_freq_factor`` keep their frequency, those above
+        ``L / low_freq_factor`` are divided by ``s``. Llama 3.1 uses 1 and 4.
+        ``0 < low_freq_factor < high_freq_factor``.
+    short_factor, long_factor : sequence of float, optional
+        ``"longrope"``: ``dim // 2`` finite numbers > 0 that divide
+        ``theta_i``, the short ones for ``seq_len <= L`` and the long ones
+        beyond (Phi-3's ``config.json``). Both are required.
 
     Returns
     -------
     numpy.ndarray
         Float64 array of ``theta'_i`` for ``i = 0 ... dim/2 - 1``.
 
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad argument, naming it and the rule. Arguments that the chosen
+        method does not use are ignored and not checked, so one call can pass
+        the same keywords to every method.
+
     Notes
     -----
-    YaRN counts the turns of pair ``i`` within the trained context,
-    ``r_i = L * theta_i / (2 pi)``, and blends with
-    ``gamma_i = clip((r_i - beta_slow) / (beta_fast - beta_slow), 0, 1)``:
+    ``"linear"``: position interpolation (Chen et al., 2023),
+    ``theta'_i = theta_i / s``.
+
+    ``"ntk"``: NTK-aware scaling, a larger base,
+    ``theta'_i = (base * s ** (dim / (dim - 2))) ** (-2 i / dim)``.
+
+    ``"dynamic"``: dynamic NTK. The same with ``s`` replaced by
+    ``s * seq_len / L - (s - 1)``, which is 1 at ``seq_len = L`` and grows by
+    ``s`` with every further ``L`` positions; for ``seq_len <= L`` the frequencies are the unscaled
+    ``theta_i``. They change with the sequence length, so a KV cache must hold
+    the keys before the rotation (YaRN, section 3.3).
+
+    ``"yarn"``: YaRN's "NTK-by-parts" (Peng et al., 2023). It counts the turns
+    of pair ``i`` within the trained context, ``r_i = L * theta_i / (2 pi)``,
+    and blends
 
         theta'_i = (1 - gamma_i) * theta_i / s + gamma_i * theta_i.
 
     Fast pairs (``gamma = 1``) are unchanged, slow ones (``gamma = 0``) are
-    divided by ``s`` as in position interpolation. This is the paper's ramp
-    over ``r``; its reference code ramps linearly over the index ``i``
-    between the (rounded) indices where ``r_i`` crosses ``beta_fast`` and
-    ``beta_slow``, which gives slightly different values in between. YaRN
-    also scales the logits, see :func:`yarn_attention_factor`.
+    divided by ``s`` as in position interpolation. With ``ramp="paper"``,
+    ``gamma_i = clip((r_i - beta_slow) / (beta_fast - beta_slow), 0, 1)``.
+    With ``ramp="code"``, the index where ``r_i`` equals ``beta``,
+    ``dim * ln(L / (2 pi beta)) / (2 ln(base))``, is computed for both betas,
+    rounded outwards (``truncate``) and clipped to ``[0, dim - 1]`` (HF's
+    bound, the full ``dim``), and ``gamma`` falls linearly in ``i`` from 1 at
+    the first to 0 at the second (HF adds 0.001 to the second if they are
+    equal). YaRN also scales the logits, see :func:`yarn_attention_factor`.
+
+    ``"llama3"``: Llama 3.1's scaling, with wavelengths ``lambda_i = 2 pi /
+    theta_i``: ``theta_i`` where ``lambda_i < L / high_freq_factor``,
+    ``theta_i / s`` where ``lambda_i > L / low_freq_factor``, and in between
+    the blend above with ``gamma_i = (L / lambda_i - low_freq_factor) /
+    (high_freq_factor - low_freq_factor)``. Since ``L / lambda_i = r_i``, this
+    is the paper ramp of ``"yarn"`` with ``beta_slow = low_freq_factor`` and
+    ``beta_fast = high_freq_factor``, equal to float64 rounding.
+
+    ``"longrope"``: LongRoPE (Ding et al., 2024) as in Phi-3,
+    ``theta'_i = theta_i / f_i`` with ``f = long_factor`` if
+    ``seq_len > L`` and ``short_factor`` otherwise. Its attention factor is
+    :func:`longrope_attention_factor`.
 
     Examples
     --------
@@ -89,6 +200,27 @@ def scaled_frequencies(
     array([0.5  , 0.005])
     >>> scaled_frequencies(4, 2.0, method="ntk")
     array([1.   , 0.005])
+    >>> scaled_frequencies(4, 2.0, method="dynamic", original_max_position=100, seq_len=100)
+    array([1.  , 0.01])
+    >>> scaled_frequencies(4, 2.0, method="dynamic", original_max_position=100, seq_len=125)
+    array([1.        , 0.00666667])
+
+    Llama 3.1 8B (``rope_theta`` 500,000, head dimension 128): the fast pairs
+    are kept, the slow ones divided by 8.
+
+    >>> theta = 500000.0 ** (-np.arange(0, 128, 2) / 128)
+    >>> llama3 = scaled_frequencies(128, 8.0, method="llama3", base=500000.0, original_max_position=8192)
+    >>> ratio = llama3 / theta
+    >>> print(ratio[:2].round(3), ratio[-2:].round(3))
+    [1. 1.] [0.125 0.125]
+
+    The two YaRN ramps agree at both ends and differ in between:
+
+    >>> code = scaled_frequencies(128, 8.0, method="yarn", original_max_position=4096)
+    >>> paper = scaled_frequencies(128, 8.0, method="yarn", original_max_position=4096, ramp="paper")
+    >>> theta = 10000.0 ** (-np.arange(0, 128, 2) / 128)
+    >>> print(round(float(np.abs(code / theta - paper / theta).max()), 3))
+    0.321
     """
     dim = check_dim("dim", dim)
     factor = _check_factor(factor)
@@ -98,45 +230,171 @@ def scaled_frequencies(
     theta = _base_frequencies(dim, base)
     if method == "linear":
         return theta / factor
-    if method == "ntk":
+    if method in ("ntk", "dynamic"):
         if dim < 4:
             raise ValueError(
-                f"dim must be >= 4 for method 'ntk' (its exponent is dim / (dim - 2)), got {dim}"
+                f"dim must be >= 4 for method {method!r} (its exponent is dim / (dim - 2)), got {dim}"
             )
+        if method == "dynamic":
+            length = _trained_length(method, original_max_position)
+            seq_len = check_int(
+                "seq_len", _needs(method, "seq_len", seq_len, "the current length"), minimum=1
+            )
+            if seq_len <= length:
+                # HF clamps seq_len to L, which makes the new base exactly the old one.
+                return theta
+            factor = factor * seq_len / length - (factor - 1)
         scaled_base = base * factor ** (dim / (dim - 2))
         return scaled_base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)
 
-    if original_max_position is None:
-        raise ValueError("method 'yarn' needs original_max_position, the trained context length L")
-    length = check_int("original_max_position", original_max_position, minimum=1)
+    length = _trained_length(method, original_max_position, minimum=2 if method == "longrope" else 1)
+    if method == "yarn":
+        gamma = _yarn_ramp(dim, base, theta, length, beta_fast, beta_slow, ramp, truncate)
+        return (1 - gamma) * theta / factor + gamma * theta
+    if method == "llama3":
+        return _llama3(theta, factor, length, low_freq_factor, high_freq_factor)
+
+    half = dim // 2
+    short = _check_pair_factors(
+        "short_factor", _needs(method, "short_factor", short_factor, "one per pair"), half
+    )
+    long = _check_pair_factors(
+        "long_factor", _needs(method, "long_factor", long_factor, "one per pair"), half
+    )
+    seq_len = check_int("seq_len", _needs(method, "seq_len", seq_len, "the current length"), minimum=1)
+    # HF: the long factors as soon as the sequence is longer than the trained context.
+    return theta / (long if seq_len > length else short)
+
+
+def _trained_length(method: str, original_max_position, *, minimum: int = 1) -> int:
+    value = _needs(method, "original_max_position", original_max_position, "the trained context length L")
+    return check_int("original_max_position", value, minimum=minimum)
+
+
+def _yarn_ramp(dim, base, theta, length, beta_fast, beta_slow, ramp, truncate) -> np.ndarray:
+    """YaRN's ``gamma_i``: 1 where pair ``i`` keeps its frequency, 0 where it is interpolated."""
+    if not isinstance(ramp, str) or ramp not in YARN_RAMPS:
+        raise ValueError(f"ramp must be one of {YARN_RAMPS}, got {ramp!r}")
     beta_fast = check_real("beta_fast", beta_fast)
     beta_slow = check_real("beta_slow", beta_slow)
-    if beta_fast <= beta_slow:
-        raise ValueError(f"beta_fast must be > beta_slow, got beta_fast={beta_fast}, beta_slow={beta_slow}")
-    turns = length * theta / (2 * math.pi)
-    gamma = np.clip((turns - beta_slow) / (beta_fast - beta_slow), 0.0, 1.0)
-    return (1 - gamma) * theta / factor + gamma * theta
+    if not 0 < beta_slow < beta_fast:
+        raise ValueError(
+            f"beta_fast and beta_slow must satisfy 0 < beta_slow < beta_fast (they count turns), "
+            f"got beta_fast={beta_fast}, beta_slow={beta_slow}"
+        )
+    if ramp == "paper":
+        turns = length * theta / (2 * math.pi)
+        return np.clip((turns - beta_slow) / (beta_fast - beta_slow), 0.0, 1.0)
+
+    if not isinstance(truncate, (bool, np.bool_)):
+        raise TypeError(f"truncate must be True or False, got {truncate!r} of type {type(truncate).__name__}")
+    if base <= 1:
+        raise ValueError(f"base must be > 1 for ramp 'code' (the pair index divides by ln(base)), got {base}")
+
+    def correction_dim(turns: float) -> float:
+        # The (fractional) pair index i at which r_i = turns; HF's find_correction_dim.
+        return dim * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    # HF (and the reference code) clip to dim - 1, not dim // 2 - 1; the ramp is clipped anyway.
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001  # as HF and the reference code: no division by zero
+    return 1 - np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0.0, 1.0)
 
 
-def yarn_attention_factor(factor: float) -> float:
+def _llama3(theta, factor, length, low_freq_factor, high_freq_factor) -> np.ndarray:
+    """Llama 3.1's ``rope_type="llama3"``, in the order of Meta's and HF's code."""
+    low_freq_factor = _check_positive("low_freq_factor", low_freq_factor)
+    high_freq_factor = _check_positive("high_freq_factor", high_freq_factor)
+    if not low_freq_factor < high_freq_factor:
+        raise ValueError(
+            "low_freq_factor must be < high_freq_factor, "
+            f"got low_freq_factor={low_freq_factor}, high_freq_factor={high_freq_factor}"
+        )
+    wavelength = 2 * math.pi / theta
+    slow = wavelength > length / low_freq_factor
+    fast = wavelength < length / high_freq_factor
+    smooth = (length / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    blended = (1 - smooth) * theta / factor + smooth * theta
+    return np.where(slow, theta / factor, np.where(fast, theta, blended))
+
+
+def yarn_attention_factor(
+    factor: float, *, mscale: float | None = None, mscale_all_dim: float | None = None
+) -> float:
     """YaRN's scale ``0.1 ln(s) + 1`` for queries and keys.
 
     Parameters
     ----------
     factor : float
         The context extension ``s > 1``.
+    mscale, mscale_all_dim : float, optional
+        DeepSeek's split of the factor (``rope_parameters`` of DeepSeek-V2/V3):
+        given together, both finite and > 0, the result is
+        ``(0.1 mscale ln(s) + 1) / (0.1 mscale_all_dim ln(s) + 1)``, as HF's
+        ``get_mscale`` quotient. Giving only one of them is an error (HF
+        would silently ignore it).
 
     Returns
     -------
     float
         The factor by which YaRN multiplies both the rotated queries and keys
-        (in the reference code: the cos and sin tables); the attention logits
-        are therefore multiplied by its square, ``(0.1 ln(s) + 1) ** 2``. It
-        counters the flatter softmax over a longer context.
+        (in the reference code and in HF: the cos and sin tables); the
+        attention logits are therefore multiplied by its square,
+        ``(0.1 ln(s) + 1) ** 2``. It counters the flatter softmax over a
+        longer context. With ``mscale = mscale_all_dim`` (DeepSeek-V3: both
+        1.0) the tables get 1.0, and the model multiplies its softmax scale by
+        ``(0.1 mscale_all_dim ln(s) + 1) ** 2`` instead.
 
     Examples
     --------
     >>> round(yarn_attention_factor(16.0), 4)
     1.2773
+    >>> yarn_attention_factor(40.0, mscale=1.0, mscale_all_dim=1.0)
+    1.0
+    >>> round(yarn_attention_factor(40.0, mscale=0.707, mscale_all_dim=1.0), 4)
+    0.921
     """
-    return 0.1 * math.log(_check_factor(factor)) + 1.0
+    factor = _check_factor(factor)
+    if (mscale is None) != (mscale_all_dim is None):
+        raise ValueError(
+            "mscale and mscale_all_dim go together: give both or neither, "
+            f"got mscale={mscale!r}, mscale_all_dim={mscale_all_dim!r}"
+        )
+    if mscale is None:
+        return 0.1 * math.log(factor) + 1.0
+    mscale = _check_positive("mscale", mscale)
+    mscale_all_dim = _check_positive("mscale_all_dim", mscale_all_dim)
+    return (0.1 * mscale * math.log(factor) + 1.0) / (0.1 * mscale_all_dim * math.log(factor) + 1.0)
+
+
+def longrope_attention_factor(factor: float, original_max_position: int) -> float:
+    """LongRoPE's scale ``sqrt(1 + ln(s) / ln(L))`` for the cos and sin tables.
+
+    Parameters
+    ----------
+    factor : float
+        The context extension ``s > 1``; in a Phi-3 config, where it is not
+        given, HF takes ``max_position_embeddings / original_max_position_embeddings``.
+    original_max_position : int
+        The trained context ``L``, >= 2.
+
+    Returns
+    -------
+    float
+        The factor by which HF multiplies the cos and sin tables of
+        ``rope_type="longrope"`` (so the logits by its square), for short and
+        long sequences alike. A config's own ``attention_factor``, when it has
+        one, replaces this value.
+
+    Examples
+    --------
+    >>> round(longrope_attention_factor(131072 / 4096, 4096), 4)
+    1.1902
+    """
+    factor = _check_factor(factor)
+    length = check_int("original_max_position", original_max_position, minimum=2)
+    return math.sqrt(1 + math.log(factor) / math.log(length))
