@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 import torch
 
 from posenc import apply_rope, bench, cos_sin_table, frequencies, sinusoidal_encoding
@@ -24,7 +25,8 @@ def test_published_tables_repeat_the_posenc_columns():
     assert published[0].shape == (300, 16) and published[0].dtype == torch.float32
     for table, expected in zip(published, (cos, sin), strict=True):
         np.testing.assert_allclose(table[:, :8].numpy(), expected, atol=1e-4)
-        np.testing.assert_array_equal(table[:, :8].numpy(), table[:, 8:].numpy())
+        # The same angles in both halves; a vector kernel and its scalar tail may round them differently.
+        np.testing.assert_allclose(table[:, :8].numpy(), table[:, 8:].numpy(), rtol=0, atol=1e-7)
     bf16 = bench.published_tables(300, 16, torch.bfloat16)
     assert bf16[0].dtype == torch.bfloat16
     reference = bench.reference_tables(300, 16)
@@ -38,7 +40,8 @@ def test_table_errors_in_chunks_equal_the_whole():
     errors = bench.table_errors({"posenc": (cos, sin), "zeros": (0 * cos, 0 * sin)}, theta, rows=64)
     exact_cos, exact_sin = bench.reference_tables(1000, 8)
     whole = max(np.abs(cos - exact_cos).max(), np.abs(sin - exact_sin).max())
-    assert errors["posenc"] == whole
+    # np.cos of a chunk and of the whole array can differ in the last bit (a vector kernel's tail).
+    assert errors["posenc"] == pytest.approx(whole, rel=0, abs=1e-15)
     assert errors["zeros"] == 1.0
 
 
