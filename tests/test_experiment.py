@@ -1,3 +1,4 @@
+import copy
 import subprocess
 import sys
 
@@ -7,6 +8,8 @@ import torch
 
 from posenc import alibi_bias, alibi_slopes
 from posenc import experiment as ex
+from posenc import results as R
+from posenc.nn import RotaryEmbedding
 
 
 def rng(seed=0):
@@ -264,12 +267,13 @@ def test_bad_run_input_names_the_argument():
         ex.evaluate(model("nope"), "sorting", 8)
 
 
-def test_sweep_prints_one_line_per_run_and_the_table_shows_every_variant(capsys):
-    results = ex.sweep(["order"], ["none", "learned"], steps=2)
+def test_sweep_prints_one_line_per_run_and_seed_and_the_table_shows_every_variant(capsys):
+    results = ex.sweep(["order"], ["none", "learned"], seeds=(0, 1), steps=2)
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2 and lines[0].startswith("order     none") and "32:     --" in lines[1]
+    assert len(lines) == 4 and lines[0].startswith("order     none") and "32:     --" in lines[2]
+    assert [r.seed for r in results] == [0, 1, 0, 1]
     expected = [
-        word for length in (16, 32, 64) for word in (f"{length}:", ex.band(results[0].accuracy[length]))
+        word for length in (16, 32, 64) for word in (f"{length}:", ex.band([results[0].accuracy[length]]))
     ]
     assert lines[0].split()[2:] == expected
     table = ex.format_table(results).splitlines()
@@ -279,26 +283,106 @@ def test_sweep_prints_one_line_per_run_and_the_table_shows_every_variant(capsys)
     assert percent[-2].split()[2] == f"{round(100 * results[0].accuracy[16])}%"
 
 
-@pytest.mark.parametrize(
-    ("accuracy", "name"),
-    [
-        (0.0, "chance"),
-        (0.5, "chance"),
-        (0.6499, "chance"),
-        (0.65, "partly"),
-        (0.8499, "partly"),
-        (0.85, "solved"),
-        (1.0, "solved"),
-        (None, "--"),
-    ],
-)
-def test_bands_have_the_documented_edges(accuracy, name):
-    assert ex.band(accuracy) == name
+def test_run_counts_right_answers_per_label():
+    result = ex.run("relative", "nope", steps=2)
+    for length, counts in result.correct.items():
+        assert sum(total for _, total in counts) == 500
+        assert sum(right for right, _ in counts) / 500 == result.accuracy[length]
+    _, labels = ex.make_batch("relative", np.random.default_rng([0, 1, 16]), 500, 16)
+    assert result.correct[16][1][1] == int(labels.sum())
 
 
-def test_band_rejects_what_is_not_a_number():
-    with pytest.raises(TypeError, match="accuracy"):
-        ex.band("high")
+def test_evaluate_by_label_splits_an_always_no_model():
+    class AlwaysNo(torch.nn.Module):
+        def forward(self, tokens):
+            return torch.tensor([1.0, 0.0]).expand(tokens.size(0), 2)
+
+    (right0, n0), (right1, n1) = ex.evaluate_by_label(AlwaysNo(), "relative", 16)
+    assert right0 == n0 and right1 == 0 and n0 + n1 == 500
+
+
+def test_the_test_stream_cannot_be_used_for_training():
+    with pytest.raises(ValueError, match="stream must not be 1"):
+        ex.train(model("nope"), "order", steps=1, stream=1)
+
+
+# ----------------------------------------------------------------------------- longer than trained
+
+
+@pytest.fixture(scope="module")
+def rope_model():
+    return ex.run("relative", "rope", steps=30).model
+
+
+def test_the_none_recipe_is_the_trained_model(rope_model):
+    tokens, _ = ex.make_batch("relative", np.random.default_rng(7), 8, 64)
+    with torch.no_grad():
+        expected = rope_model(tokens)
+        same = ex.rescaled(rope_model, "none")(tokens)
+    torch.testing.assert_close(same, expected, rtol=1e-6, atol=1e-6)
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self, rope, scale):
+        super().__init__()
+        self.rope, self.scale = rope, scale
+
+    def forward(self, x):
+        return self.rope(x) * self.scale
+
+
+@pytest.mark.parametrize("recipe", [r for r in ex.RECIPES if r != "none"])
+def test_each_recipe_rotates_with_scaled_frequencies(rope_model, recipe):
+    """The rescaled model equals a TinyTransformer built with the recipe's frequencies by hand."""
+    from posenc import scaled_frequencies, yarn_attention_factor
+
+    seq_len = 64
+    method = "yarn" if recipe.startswith("yarn") else recipe
+    options = {"original_max_position": 16}
+    if recipe == "dynamic":
+        options["seq_len"] = seq_len
+    if method == "yarn":
+        options["ramp"] = "paper" if recipe == "yarn-paper" else "code"
+    theta = scaled_frequencies(8, 4.0, method=method, **options)
+    scale = yarn_attention_factor(4.0) if method == "yarn" else 1.0
+    by_hand = copy.deepcopy(rope_model)
+    for block in by_hand.blocks:
+        block.attention.rope = Scaled(RotaryEmbedding(8, seq_len, frequencies=theta), scale)
+    tokens, _ = ex.make_batch("relative", np.random.default_rng(8), 8, seq_len)
+    with torch.no_grad():
+        torch.testing.assert_close(ex.rescaled(rope_model, recipe)(tokens), by_hand(tokens))
+        assert not torch.allclose(ex.rescaled(rope_model, recipe)(tokens), rope_model(tokens))
+
+
+def test_dynamic_ntk_leaves_the_trained_length_alone(rope_model):
+    tokens, _ = ex.make_batch("relative", np.random.default_rng(9), 8, 16)
+    with torch.no_grad():
+        torch.testing.assert_close(ex.rescaled(rope_model, "dynamic")(tokens), rope_model(tokens))
+
+
+def test_rescaled_copies_and_fine_tune_trains_the_copy(rope_model):
+    before = [p.clone() for p in rope_model.parameters()]
+    copied = ex.rescaled(rope_model, "ntk")
+    curve = ex.fine_tune(copied, "relative", steps=3)
+    assert curve.steps == [3]
+    assert all(torch.equal(a, b) for a, b in zip(before, rope_model.parameters(), strict=True))
+    assert any(not torch.equal(a, b) for a, b in zip(before, copied.parameters(), strict=True))
+
+
+def test_bad_rescaling_input_names_the_argument(rope_model):
+    with pytest.raises(ValueError, match="recipe must be one of"):
+        ex.rescaled(rope_model, "stretch")
+    with pytest.raises(ValueError, match="position='rope'"):
+        ex.rescaled(model("nope"), "ntk")
+    with pytest.raises(ValueError, match="factor must be > 1"):
+        ex.rescaled(rope_model, "linear", factor=1.0)
+
+
+def test_chapter_sweep_checks_its_arguments():
+    with pytest.raises(ValueError, match="workers must be >= 1"):
+        ex.chapter_sweep(workers=0)
+    with pytest.raises(TypeError, match="seeds must be an integer"):
+        ex.chapter_sweep(seeds=("a",))
 
 
 def test_bench_prints_times_and_the_table(capsys):
@@ -319,7 +403,20 @@ def test_import_posenc_still_does_not_import_torch():
 
 @pytest.fixture(scope="module")
 def few_results():
-    return ex.sweep(["order", "relative"], ["none", "learned"], steps=2, verbose=False)
+    """Made-up records of every study, two seeds each: the figures only read numbers."""
+    records = []
+    for study, rows in (("main", ex.POSITIONS), ("rescaled", ex.RECIPES), ("fine-tuned", ex.RECIPES)):
+        for task in ("order", "relative") if study == "main" else ("relative",):
+            for n, row in enumerate(rows):
+                for seed in (0, 1):
+                    right = (120 + 10 * n + seed, 250), (125 + 5 * n, 250)
+                    runs = {16: right, 32: right, 64: right}
+                    if row == "learned":
+                        runs.update({32: None, 64: None})
+                    position, recipe = (row, "") if study == "main" else ("rope", row)
+                    curve = ((25, 50), (0.5, 0.6 + 0.01 * n)) if study == "main" else ()
+                    records.append(R.Record(study, task, position, seed, 600, recipe, runs, curve))
+    return R.Results({}, records)
 
 
 @pytest.mark.parametrize("lang", ["en", "id", "ko"])
@@ -329,12 +426,23 @@ def test_figures_of_the_experiment(few_results, lang):
     curves = posenc.plot.experiment_curves(few_results, lang=lang)
     lengths = posenc.plot.experiment_lengths(few_results, lang=lang)
     table = posenc.plot.experiment_table(few_results, lang=lang)
-    assert [len(fig.axes) for fig in (curves, lengths)] == [2, 2]
-    # One line per variant and task, plus the chance line; learned has its single point at 16.
-    assert len(lengths.axes[0].lines) == 3 and list(lengths.axes[0].lines[1].get_xdata()) == [16]
+    rescaling = posenc.plot.experiment_rescaling(few_results, lang=lang)
+    assert [len(fig.axes) for fig in (curves, lengths, rescaling)] == [2, 2, 2]
+    # One line per variant and seed, plus the 50 % line.
+    assert len(curves.axes[0].lines) == 6 * 2 + 1
+    # A mean line per variant plus the 50 % line; learned has its single point at 16.
+    assert len(lengths.axes[0].lines) == 7 and list(lengths.axes[0].lines[3].get_xdata()) == [16]
+    # A dot per seed: 5 variants at 3 lengths and learned at 1, each a scatter of two seeds.
+    dots = [c.get_offsets() for c in lengths.axes[0].collections]
+    assert len(dots) == 5 * 3 + 1 and all(len(d) == 2 for d in dots)
     cells = [text.get_text() for text in table.axes[0].texts]
-    assert len(cells) == 2 * 6 and cells.count(posenc.plot._EXPERIMENT_LABELS[lang]["no_rows"]) == 4
-    assert cells[0] == f"{100 * few_results[0].accuracy[16]:.0f}"
+    assert len(cells) == 6 * 6 and cells.count(posenc.plot._EXPERIMENT_LABELS[lang]["no_rows"]) == 4
+    first = [r.accuracy(16) for r in few_results.select("main", task="order", position="none")]
+    assert cells[0] == f"{100 * np.mean(first):.0f}\n{100 * min(first):.0f}-{100 * max(first):.0f}"
+    # Rescaling: a scatter per recipe and length (two seeds each), a mean bar each, the 50 % line.
+    left = rescaling.axes[0]
+    assert len(left.collections) == len(ex.RECIPES) * 3 and len(left.lines) == len(ex.RECIPES) * 3 + 1
+    assert [t.get_text() for t in left.get_xticklabels()][1] == "PI"
 
 
 def test_figures_of_the_experiment_check_their_input(few_results):
@@ -342,5 +450,7 @@ def test_figures_of_the_experiment_check_their_input(few_results):
 
     with pytest.raises(ValueError, match="lang must be one of"):
         posenc.plot.experiment_table(few_results, lang="fr")
-    with pytest.raises(ValueError, match="results must hold at least one run"):
+    with pytest.raises(TypeError, match=r"results must be posenc\.results\.Results"):
         posenc.plot.experiment_curves([])
+    with pytest.raises(ValueError, match="no record of study 'main'"):
+        posenc.plot.experiment_lengths(R.Results({}, few_results.select("rescaled")))

@@ -12,35 +12,52 @@ Run ``python -m posenc.experiment --bench`` to time every variant.
 from __future__ import annotations
 
 import argparse
+import copy
 import math
+import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from posenc import results as _results
 from posenc._checks import check_int, check_real
 from posenc.nn import PositionalEncoding, RotaryEmbedding
 from posenc.relative import alibi_bias
+from posenc.results import Record, Results, band
+from posenc.scaling import scaled_frequencies, yarn_attention_factor
 
 __all__ = [
-    "BANDS",
+    "CONTROL",
     "FORMULA_LENGTH",
     "POSITIONS",
+    "RECIPES",
+    "SEEDS",
     "TASKS",
+    "TEST_LENGTHS",
     "Attention",
     "Block",
     "Curve",
+    "RescaledRotary",
     "RunResult",
     "TinyTransformer",
     "band",
+    "chapter_sweep",
     "evaluate",
+    "evaluate_by_label",
+    "fine_tune",
     "format_table",
     "make_batch",
     "order_task",
+    "recipe_frequencies",
     "relative_task",
+    "rescaled",
     "run",
     "sweep",
     "train",
@@ -344,9 +361,20 @@ def _reproducible(seed: int) -> None:
 
 
 @torch.no_grad()
-def evaluate(model: TinyTransformer, task: str, seq_len: int, *, num_sequences: int = 500, seed: int = 0):
-    """Accuracy of ``model`` on ``num_sequences`` fresh sequences of length ``seq_len``.
+def evaluate_by_label(
+    model: TinyTransformer, task: str, seq_len: int, *, num_sequences: int = 500, seed: int = 0
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Right answers of ``model`` per label on fresh test sequences of length ``seq_len``.
 
+    Returns
+    -------
+    tuple
+        ``((right, total) for label 0, (right, total) for label 1)``: a
+        confusion matrix in two rows. A model that always answers "no" gets
+        all of label 0 and none of label 1, whatever its total accuracy says.
+
+    Notes
+    -----
     The test sequences depend only on ``(task, seq_len, seed)``, so every
     variant is scored on the same ones; they are drawn from a generator that
     training never uses.
@@ -357,10 +385,21 @@ def evaluate(model: TinyTransformer, task: str, seq_len: int, *, num_sequences: 
     seed = check_int("seed", seed)
     rng = np.random.default_rng([seed, 1, seq_len])
     tokens, labels = make_batch(task, rng, num_sequences, seq_len)
+    was_training = model.training
     model.eval()
-    predictions = model(tokens).argmax(dim=-1)
-    model.train()
-    return (predictions == labels).double().mean().item()
+    right = model(tokens).argmax(dim=-1) == labels
+    model.train(was_training)
+    return tuple((int(right[labels == n].sum()), int((labels == n).sum())) for n in (0, 1))
+
+
+def evaluate(model: TinyTransformer, task: str, seq_len: int, *, num_sequences: int = 500, seed: int = 0):
+    """Accuracy of ``model`` on ``num_sequences`` fresh sequences of length ``seq_len``.
+
+    The same test sequences as :func:`evaluate_by_label`, which splits the
+    answers by label.
+    """
+    counts = evaluate_by_label(model, task, seq_len, num_sequences=num_sequences, seed=seed)
+    return sum(right for right, _ in counts) / num_sequences
 
 
 @dataclass
@@ -381,6 +420,7 @@ def train(
     lengths: tuple[int, int] = (8, 16),
     lr: float = 3e-3,
     seed: int = 0,
+    stream: int = 0,
     record_every: int = 25,
     log=None,
 ) -> Curve:
@@ -402,6 +442,9 @@ def train(
         Peak learning rate, > 0; it decays linearly to 0 over the steps.
     seed : int, default 0
         Seed of the training data; the same seed gives every variant the same batches.
+    stream : int, default 0
+        Which of the seed's data streams to draw from: 0 for training, 2 for
+        a fine-tune (:func:`fine_tune`); 1 is the test sequences', so it is refused.
     record_every : int, default 25
         Record the curve every this many steps, >= 1.
     log : callable, optional
@@ -417,8 +460,11 @@ def train(
     if lr <= 0:
         raise ValueError(f"lr must be > 0, got {lr}")
     seed = check_int("seed", seed)
+    stream = check_int("stream", stream)
+    if stream == 1:
+        raise ValueError("stream must not be 1: that stream holds the test sequences (evaluate)")
     record_every = check_int("record_every", record_every, minimum=1)
-    rng = np.random.default_rng([seed, 0])
+    rng = np.random.default_rng([seed, stream])
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     # The learning rate falls linearly to 0: the last steps settle the weights instead of shaking them.
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda done: 1 - done / steps)
@@ -455,6 +501,8 @@ class RunResult:
     seconds: float
     model: TinyTransformer = field(repr=False)
     error: str | None = None
+    seed: int = 0
+    correct: dict = field(default_factory=dict, repr=False)
 
 
 def run(
@@ -471,10 +519,11 @@ def run(
     """Build a fresh model, train it, and test it at ``factor * train_length`` for each factor.
 
     Sets ``torch.use_deterministic_algorithms(True)``, one thread, and the
-    seed, so a run gives the same numbers every time. Training lengths are
-    ``train_length // 2 ... train_length``. The learned variant has
-    ``train_length`` rows; at longer test lengths its accuracy is ``None``
-    and ``error`` holds the message it raised.
+    seed, so a run gives the same numbers every time on the same machine.
+    Training lengths are ``train_length // 2 ... train_length``. The learned
+    variant has ``train_length`` rows; at longer test lengths its accuracy is
+    ``None`` and ``error`` holds the message it raised. ``correct`` holds the
+    right answers per label at each length (:func:`evaluate_by_label`).
 
     ``build``, if given, makes the model instead of :class:`TinyTransformer`:
     it is called as ``build(vocab_size, max_seq_length=train_length)`` after
@@ -499,71 +548,181 @@ def run(
     lengths = (train_length // 2, train_length)
     curve = train(model, task, steps=steps, lengths=lengths, seed=seed, **train_options)
     seconds = time.perf_counter() - start
-    accuracy, error = {}, None
+    accuracy, correct, error = {}, {}, None
     for factor in factors:
+        length = factor * train_length
         try:
-            accuracy[factor * train_length] = evaluate(model, task, factor * train_length, seed=seed)
+            correct[length] = evaluate_by_label(model, task, length, seed=seed)
+            accuracy[length] = sum(right for right, _ in correct[length]) / sum(n for _, n in correct[length])
         except ValueError as raised:
             if position != "learned":
                 raise
-            accuracy[factor * train_length] = None
+            accuracy[length] = correct[length] = None
             error = error or str(raised)  # the first length it refused
-    return RunResult(task, position, accuracy, curve, seconds, model, error)
+    return RunResult(task, position, accuracy, curve, seconds, model, error, seed, correct)
 
 
-BANDS = ((0.65, "chance"), (0.85, "partly"), (math.inf, "solved"))
-"""Upper edges of the bands that printed accuracies fall into: below 65 %, 65-85 %, 85 % and above.
+# --------------------------------------------------------------------------- longer than trained
 
-Training is chaotic: a change in the last bit of the initial weights moves an
-accuracy that is not 50 % or 100 % by a few points. Printed outputs, which
-must be the same on every CPU, therefore name a band; the figures show the
-exact values of one run. The edges sit where no result of this chapter falls.
+RECIPES = ("none", "linear", "ntk", "dynamic", "yarn", "yarn-paper", "llama3")
+"""Ways to read a trained RoPE model at longer lengths (chapter 7), without or with a fine-tune.
+
+``"none"`` keeps the trained frequencies; ``"linear"`` is position
+interpolation; ``"ntk"`` NTK-aware scaling; ``"dynamic"`` dynamic NTK, which
+rescales only as far as each sequence needs; ``"yarn"`` YaRN with the ramp of
+its reference code (and Hugging Face's), ``"yarn-paper"`` with the paper's
+ramp, both with YaRN's attention factor; ``"llama3"`` Llama 3.1's scaling. Each
+is :func:`posenc.scaled_frequencies` with ``original_max_position`` the trained
+length.
 """
 
 
-def band(accuracy: float | None) -> str:
-    """The name of the band of ``accuracy`` (see :data:`BANDS`), or ``"--"`` for ``None``."""
-    if accuracy is None:
-        return "--"
-    accuracy = check_real("accuracy", accuracy)
-    return next(name for edge, name in BANDS if accuracy < edge)
+def recipe_frequencies(
+    recipe: str, dim: int, seq_len: int, *, factor: float, original_max_position: int, base: float = 10000.0
+) -> tuple[np.ndarray, float]:
+    """The frequencies and the query/key scale that ``recipe`` uses for a sequence of ``seq_len`` tokens.
+
+    Returns
+    -------
+    frequencies : numpy.ndarray
+        ``dim // 2`` frequencies, from :func:`posenc.scaled_frequencies`.
+    scale : float
+        What both the rotated queries and keys are multiplied by: YaRN's
+        :func:`posenc.yarn_attention_factor` for the two YaRN recipes, 1 otherwise.
+    """
+    if recipe not in RECIPES:
+        raise ValueError(f"recipe must be one of {RECIPES}, got {recipe!r}")
+    seq_len = check_int("seq_len", seq_len, minimum=1)
+    if recipe == "none":
+        return scaled_frequencies(dim, 2.0, method="linear", base=base) * 2.0, 1.0
+    options = {"base": base, "original_max_position": original_max_position}
+    if recipe == "dynamic":
+        options["seq_len"] = seq_len
+    if recipe.startswith("yarn"):
+        options["ramp"] = "paper" if recipe == "yarn-paper" else "code"
+    method = "yarn" if recipe.startswith("yarn") else recipe
+    scale = yarn_attention_factor(factor) if method == "yarn" else 1.0
+    return scaled_frequencies(dim, factor, method=method, **options), scale
+
+
+class RescaledRotary(nn.Module):
+    """A rotary embedding whose frequencies come from a context extension recipe.
+
+    It replaces :class:`posenc.nn.RotaryEmbedding` inside a trained model
+    (:func:`rescaled`) and rotates the same way; the tables are made for each
+    sequence length, since dynamic NTK's frequencies depend on it, and kept.
+    """
+
+    def __init__(self, dim: int, recipe: str, *, factor: float, original_max_position: int) -> None:
+        super().__init__()
+        self.dim, self.recipe, self.factor = dim, recipe, factor
+        self.original_max_position = original_max_position
+        recipe_frequencies(recipe, dim, 1, factor=factor, original_max_position=original_max_position)
+        self._tables: dict[int, tuple[RotaryEmbedding, float]] = {}
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, recipe={self.recipe!r}, factor={self.factor}"
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        seq_len = x.size(-2)
+        if seq_len not in self._tables:
+            theta, scale = recipe_frequencies(
+                self.recipe, self.dim, seq_len, factor=self.factor,
+                original_max_position=self.original_max_position,
+            )
+            self._tables[seq_len] = (RotaryEmbedding(self.dim, seq_len, frequencies=theta), scale)
+        rope, scale = self._tables[seq_len]
+        rotated = rope(x)
+        return rotated if scale == 1.0 else rotated * scale
+
+
+def rescaled(model: TinyTransformer, recipe: str, *, factor: float = 4.0, original_max_position: int = 16):
+    """A copy of a trained ``rope`` model whose every layer rotates with ``recipe``'s frequencies.
+
+    Parameters
+    ----------
+    model : TinyTransformer
+        A model with ``position="rope"``; it is not changed.
+    recipe : str
+        One of :data:`RECIPES`.
+    factor : float, default 4.0
+        The extension ``s > 1``: 4 reads 64 tokens with a model trained on 16.
+    original_max_position : int, default 16
+        The longest training length ``L``.
+    """
+    if not isinstance(model, TinyTransformer) or model.position != "rope":
+        raise ValueError(f"model must be a TinyTransformer with position='rope', got {model!r:.60}")
+    copied = copy.deepcopy(model)
+    for block in copied.blocks:
+        dim = block.attention.rope.dim
+        block.attention.rope = RescaledRotary(
+            dim, recipe, factor=factor, original_max_position=original_max_position
+        )
+    return copied
+
+
+def fine_tune(
+    model: TinyTransformer, task: str, *, steps: int = 150, lengths=(32, 64), lr: float = 1e-3, seed: int = 0
+) -> Curve:
+    """Train an already trained ``model`` a little longer at longer lengths, in place.
+
+    :func:`train` with the fine-tune's own data stream (so the batches are
+    new), a smaller peak learning rate, and lengths drawn from ``lengths``:
+    by default 150 steps at 32 to 64 tokens, as position interpolation's paper
+    fine-tunes briefly at the extended length.
+    """
+    return train(model, task, steps=steps, lengths=lengths, lr=lr, seed=seed, stream=2)
+
+
+# --------------------------------------------------------------------------- sweeps
 
 
 def _percent(value: float | None) -> str:
     return "--" if value is None else f"{round(100 * value)}%"
 
 
-def _line(result: RunResult, show=band) -> str:
+def _band(value: float | None) -> str:
+    return band([value])
+
+
+def _line(result: RunResult, show=_band) -> str:
     scores = "  ".join(f"{length:3d}: {show(acc):>6s}" for length, acc in result.accuracy.items())
     return f"{result.task:9s} {result.position:11s} {scores}"
 
 
-def sweep(tasks=tuple(TASKS), positions=POSITIONS, *, verbose: bool = True, **run_options) -> list[RunResult]:
-    """:func:`run` every variant on every task; with ``verbose``, print one line per run.
+def sweep(
+    tasks=tuple(TASKS), positions=POSITIONS, *, seeds=(0,), verbose: bool = True, **run_options
+) -> list[RunResult]:
+    """:func:`run` every variant on every task with every seed; with ``verbose``, print one line per run.
 
-    The line gives the band of each accuracy (:func:`band`), which other CPUs
-    reproduce; times are not printed, since they differ from run to run.
+    The line gives the band of each accuracy (:func:`posenc.results.band`); times
+    are not printed, since they differ from run to run. For the chapter's
+    whole sweep, saved to a file, see :func:`chapter_sweep`.
     """
     results = []
     for task in tasks:
         for position in positions:
-            result = run(task, position, **run_options)
-            if verbose:
-                print(_line(result), flush=True)
-            results.append(result)
+            for seed in seeds:
+                result = run(task, position, seed=seed, **run_options)
+                if verbose:
+                    print(_line(result), flush=True)
+                results.append(result)
     return results
 
 
 def format_table(results: list[RunResult], *, percent: bool = False) -> str:
     """Accuracies as a text table: a row per variant, a column per task and test length.
 
-    Cells name the band of each accuracy (:func:`band`), or with ``percent``
-    give it in whole percent; ``--`` marks a length the variant cannot run.
+    Cells name the band of each accuracy (:func:`posenc.results.band`), or with
+    ``percent`` give it in whole percent; ``--`` marks a length the variant
+    cannot run. With several seeds of a variant, the table shows the first.
     """
-    show = _percent if percent else band
+    show = _percent if percent else _band
     tasks = list(dict.fromkeys(result.task for result in results))
     positions = list(dict.fromkeys(result.position for result in results))
-    by_key = {(result.task, result.position): result for result in results}
+    by_key = {}
+    for result in results:
+        by_key.setdefault((result.task, result.position), result)
     lengths = {task: list(next(r for r in results if r.task == task).accuracy) for task in tasks}
     width = 7
     header = f"{'':11s}" + "".join(f"| {task:^{width * len(lengths[task])}s} " for task in tasks)
@@ -581,6 +740,110 @@ def format_table(results: list[RunResult], *, percent: bool = False) -> str:
     return "\n".join(lines)
 
 
+SEEDS = (0, 1, 2, 3, 4)
+"""The seeds of every (task, variant) of chapter 8."""
+
+CONTROL = {
+    "task": "relative",
+    "positions": ("sinusoidal", "alibi", "nope"),
+    "seeds": (0, 1, 2),
+    "steps": 3000,
+}
+"""The longer-training control: the relative task, five times the chapter's 600 steps."""
+
+TEST_LENGTHS = (16, 32, 64)
+
+
+def _record(study: str, result_or_task, *, position, seed, steps, correct, recipe="", curve=None) -> Record:
+    kept = (tuple(curve.steps), tuple(round(value, 4) for value in curve.accuracy)) if curve else ()
+    return Record(study, result_or_task, position, seed, steps, recipe, correct, kept)
+
+
+def _measure(model, task: str, seed: int) -> dict:
+    return {length: evaluate_by_label(model, task, length, seed=seed) for length in TEST_LENGTHS}
+
+
+def _unit(job: tuple) -> list[Record]:
+    """One piece of the sweep, run in a worker process: a trained model and what is measured on it."""
+    study, task, position, seed, steps, fine_tune_steps = job
+    result = run(task, position, seed=seed, steps=steps)
+    kept = {"position": position, "seed": seed, "steps": steps}
+    records = [_record(study, task, correct=result.correct, curve=result.curve, **kept)]
+    if study == "main" and task == "relative" and position == "rope":
+        train_length = TEST_LENGTHS[0]
+        factor = TEST_LENGTHS[-1] / train_length
+        for recipe in RECIPES:
+            model = rescaled(result.model, recipe, factor=factor, original_max_position=train_length)
+            records.append(_record("rescaled", task, position=position, seed=seed, steps=steps,
+                                   correct=_measure(model, task, seed), recipe=recipe))
+            torch.manual_seed(seed)
+            fine_tune(model, task, steps=fine_tune_steps, seed=seed)
+            records.append(_record("fine-tuned", task, position=position, seed=seed, steps=fine_tune_steps,
+                                   correct=_measure(model, task, seed), recipe=recipe))
+    return records
+
+
+def chapter_sweep(
+    *,
+    workers: int = 2,
+    seeds=SEEDS,
+    steps: int = 600,
+    control_steps: int = CONTROL["steps"],
+    fine_tune_steps: int = 150,
+    log=None,
+) -> Results:
+    """Train and measure every model of chapter 8, and return the results that the chapter shows.
+
+    - ``"main"``: every task and variant, each with every seed of ``seeds``,
+      ``steps`` steps, tested at 16, 32 and 64 tokens, with the right answers
+      per label and the learning curve;
+    - ``"control"``: :data:`CONTROL`, the relative task trained longer
+      (``control_steps`` steps);
+    - ``"rescaled"`` and ``"fine-tuned"``: each trained RoPE model of the
+      relative task read with each of :data:`RECIPES` at ``s = 4``, first as
+      it is, then after :func:`fine_tune` (``fine_tune_steps`` steps).
+
+    Every run seeds itself and uses one thread, so the results do not depend on
+    ``workers`` (processes run side by side) or on their order.
+    """
+    workers = check_int("workers", workers, minimum=1)
+    seeds = tuple(check_int("seeds", seed) for seed in seeds)
+    steps = check_int("steps", steps, minimum=1)
+    control_steps = check_int("control_steps", control_steps, minimum=1)
+    fine_tune_steps = check_int("fine_tune_steps", fine_tune_steps, minimum=1)
+    jobs = [("main", task, position, seed, steps, fine_tune_steps)
+            for task in TASKS for position in POSITIONS for seed in seeds]
+    jobs += [("control", CONTROL["task"], position, seed, control_steps, fine_tune_steps)
+             for position in CONTROL["positions"] for seed in CONTROL["seeds"]]
+    # The longest jobs first, so that no worker is left with one at the end.
+    order = sorted(range(len(jobs)), key=lambda n: -(jobs[n][4] + 600 * (jobs[n][2] == "rope")))
+    done: dict[int, list[Record]] = {}
+    start = time.perf_counter()
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        futures = {n: pool.submit(_unit, jobs[n]) for n in order}
+        for count, n in enumerate(order, 1):
+            done[n] = futures[n].result()
+            if log is not None:
+                seconds = time.perf_counter() - start
+                log(f"[{count}/{len(jobs)}] {seconds:5.0f} s  {' '.join(map(str, jobs[n][:4]))}")
+    records = [record for n in range(len(jobs)) for record in done[n]]
+    meta = {
+        "seeds": list(seeds),
+        "steps": steps,
+        "fine_tune_steps": fine_tune_steps,
+        "control": {
+            **CONTROL,
+            "positions": list(CONTROL["positions"]),
+            "seeds": list(CONTROL["seeds"]),
+            "steps": control_steps,
+        },
+        "test_lengths": list(TEST_LENGTHS),
+        "recipes": list(RECIPES),
+        "factor": TEST_LENGTHS[-1] / TEST_LENGTHS[0],
+    }
+    return Results(meta, records)
+
+
 def _bench(tasks, positions, steps: int) -> None:
     print(f"posenc.experiment: one thread, {steps} steps per run, torch {torch.__version__}")
     results = []
@@ -594,18 +857,38 @@ def _bench(tasks, positions, steps: int) -> None:
     print(format_table(results, percent=True))
 
 
-def main(argv=None) -> None:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m posenc.experiment", description=__doc__.splitlines()[0])
     parser.add_argument("--bench", action="store_true", help="train the variants, print times and accuracies")
     parser.add_argument("--steps", type=int, default=600, help="optimizer steps per run (default 600)")
     parser.add_argument("--tasks", nargs="+", choices=tuple(TASKS), default=tuple(TASKS))
     parser.add_argument("--positions", nargs="+", choices=POSITIONS, default=POSITIONS)
+    commands = parser.add_subparsers(dest="command")
+    for name, text in (("sweep", "run chapter 8's whole sweep and write its results file"),
+                       ("check", "run the sweep and compare it with the committed results file")):
+        command = commands.add_parser(name, help=text, description=text)
+        command.add_argument("--workers", type=int, default=2, help="processes side by side (default 2)")
+        command.add_argument("--output", type=Path, default=_results.RESULTS_FILE, help="the results file")
     args = parser.parse_args(argv)
-    if not args.bench:
-        parser.print_help()
-        return
-    _bench(args.tasks, args.positions, args.steps)
+    if args.command is None:
+        if not args.bench:
+            parser.print_help()
+            return 0
+        _bench(args.tasks, args.positions, args.steps)
+        return 0
+    start = time.perf_counter()
+    fresh = chapter_sweep(workers=args.workers, log=lambda line: print(line, file=sys.stderr, flush=True))
+    print(f"sweep: {len(fresh.records)} records in {time.perf_counter() - start:.0f} s")
+    if args.command == "sweep":
+        fresh.dump(args.output)
+        print(f"wrote {args.output}")
+        return 0
+    problems = _results.compare(_results.load(args.output), fresh)
+    for problem in problems:
+        print(problem)
+    print(f"{len(problems)} differences beyond the tolerance of {_results.TOLERANCE:.0%} from {args.output}")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -21,7 +21,7 @@ from posenc.encoding import frequencies, sinusoidal_encoding
 from posenc.interactive import SLIDER_SPACE, InteractiveFigure, rounded
 from posenc.relative import alibi_bias, alibi_slopes, t5_relative_bucket
 from posenc.rope import rope_decay_bound, rope_frequencies
-from posenc.scaling import SCALING_METHODS, scaled_frequencies
+from posenc.scaling import scaled_frequencies
 
 __all__ = [
     "LANGUAGES",
@@ -420,12 +420,17 @@ def scaling_ratios(
     original_max_position: int = 4096,
     lang: str = "en",
 ):
-    """``theta'_i / theta_i`` per pair ``i`` for each method of :func:`posenc.scaled_frequencies`."""
+    """``theta'_i / theta_i`` per pair ``i`` for the three recipes of chapter 7: PI, NTK-aware and YaRN.
+
+    YaRN is :func:`posenc.scaled_frequencies`'s default, the ramp of its
+    reference code; the methods that checkpoints ship besides these are
+    compared in chapter 9.
+    """
     text = _labels(lang)
     theta = rope_frequencies(dim, base)
     pairs = np.arange(theta.size)
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    for method, style in zip(SCALING_METHODS, ("-", "--", "-."), strict=True):
+    for method, style in zip(("linear", "ntk", "yarn"), ("-", "--", "-."), strict=True):
         scaled = scaled_frequencies(
             dim, factor, method=method, base=base, original_max_position=original_max_position
         )
@@ -439,48 +444,66 @@ def scaling_ratios(
 
 
 # ----------------------------------------------------------------------------- chapter 8: the experiment
-# These take the results of posenc.experiment.sweep (objects with .task, .position, .accuracy and
-# .curve); they only read numbers, so this module still does not import torch.
+# These take the results of posenc.experiment.chapter_sweep, as posenc.results.load() reads them from the
+# committed file; they only read numbers, so this module still does not import torch.
 
 _EXPERIMENT_LABELS = {
     "en": {
         "order": "order: is the first token smaller than the last?",
         "relative": "relative: is the copy 3 steps back?",
-        "curves": "Learning curves: accuracy on each new training batch",
+        "curves": "Learning curves: accuracy on each new training batch, every seed",
         "step": "training step",
         "accuracy": "accuracy",
-        "lengths": "Accuracy against test length (trained on lengths 8 to 16)",
+        "lengths": "Accuracy against test length (trained on lengths 8 to 16): mean and every seed",
         "length": "test length (tokens)",
-        "chance": "chance",
-        "table": "Test accuracy (%)",
+        "half": "50%",
+        "table": "Test accuracy (%): mean over the seeds [lowest-highest]",
         "no_rows": "no rows",
         "short": {"order": "order", "relative": "relative"},
+        "rescaling": "RoPE on the relative task read with chapter 7's recipes (s = 4): every seed",
+        "rescaled": "as trained, no further training",
+        "fine-tuned": "after a fine-tune of {steps} steps at 32-64 tokens",
+        "recipe": "recipe",
+        "recipes": {"none": "none", "linear": "PI", "ntk": "NTK", "dynamic": "dynamic\nNTK",
+                    "yarn": "YaRN\n(code)", "yarn-paper": "YaRN\n(paper)", "llama3": "llama3"},
     },
     "id": {
         "order": "urutan: apakah token pertama lebih kecil daripada token terakhir?",
         "relative": "relatif: apakah salinannya 3 langkah di belakang?",
-        "curves": "Kurva belajar: akurasi pada setiap batch pelatihan baru",
+        "curves": "Kurva belajar: akurasi pada setiap batch pelatihan baru, semua seed",
         "step": "langkah pelatihan",
         "accuracy": "akurasi",
-        "lengths": "Akurasi terhadap panjang uji (dilatih pada panjang 8 sampai 16)",
+        "lengths": "Akurasi terhadap panjang uji (dilatih pada panjang 8 sampai 16): rerata dan setiap seed",
         "length": "panjang uji (token)",
-        "chance": "tebakan acak",
-        "table": "Akurasi uji (%)",
+        "half": "50%",
+        "table": "Akurasi uji (%): rerata atas seed [terendah-tertinggi]",
         "no_rows": "tanpa baris",
         "short": {"order": "urutan", "relative": "relatif"},
+        "rescaling": "RoPE pada tugas relatif dengan resep Bab 7 (s = 4): setiap seed",
+        "rescaled": "apa adanya, tanpa pelatihan lagi",
+        "fine-tuned": "setelah fine-tuning {steps} langkah pada 32-64 token",
+        "recipe": "resep",
+        "recipes": {"none": "tanpa", "linear": "PI", "ntk": "NTK", "dynamic": "NTK\ndinamis",
+                    "yarn": "YaRN\n(kode)", "yarn-paper": "YaRN\n(makalah)", "llama3": "llama3"},
     },
     "ko": {
         "order": "순서: 첫 토큰이 마지막 토큰보다 작은가?",
         "relative": "상대 위치: 같은 토큰이 3칸 앞에 있는가?",
-        "curves": "학습 곡선: 새 학습 배치마다 잰 정확도",
+        "curves": "학습 곡선: 새 학습 배치마다 잰 정확도, 모든 시드",
         "step": "학습 단계",
         "accuracy": "정확도",
-        "lengths": "테스트 길이에 따른 정확도 (길이 8~16으로 학습)",
+        "lengths": "테스트 길이에 따른 정확도 (길이 8~16으로 학습): 평균과 각 시드",
         "length": "테스트 길이 (토큰 수)",
-        "chance": "무작위 추측",
-        "table": "테스트 정확도 (%)",
+        "half": "50%",
+        "table": "테스트 정확도 (%): 시드 평균 [최저-최고]",
         "no_rows": "행 없음",
         "short": {"order": "순서", "relative": "상대 위치"},
+        "rescaling": "상대 위치 과제의 RoPE 모델을 7장의 방법으로 읽기 (s = 4): 모든 시드",
+        "rescaled": "학습한 그대로, 추가 학습 없음",
+        "fine-tuned": "32~64 토큰에서 {steps}단계 미세 조정한 뒤",
+        "recipe": "방법",
+        "recipes": {"none": "그대로", "linear": "PI", "ntk": "NTK", "dynamic": "동적\nNTK",
+                    "yarn": "YaRN\n(코드)", "yarn-paper": "YaRN\n(논문)", "llama3": "llama3"},
     },
 }
 
@@ -490,25 +513,34 @@ def _experiment_text(lang: str) -> dict:
     return _EXPERIMENT_LABELS[lang]
 
 
-def _by_task(results) -> dict:
-    grouped = {}
-    for result in results:
-        grouped.setdefault(result.task, []).append(result)
-    if not grouped:
-        raise ValueError("results must hold at least one run of posenc.experiment")
+def _groups(results, study: str, by: str) -> dict:
+    """task -> {variant or recipe -> [records, one per seed]}, in the file's order."""
+    if not hasattr(results, "select"):
+        raise TypeError(f"results must be posenc.results.Results (posenc.results.load), got {results!r:.60}")
+    grouped: dict = {}
+    for record in results.select(study):
+        grouped.setdefault(record.task, {}).setdefault(getattr(record, by), []).append(record)
     return grouped
 
 
+def _half_line(ax, text: dict) -> None:
+    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+    ax.text(1.0, 0.5, text["half"], transform=ax.get_yaxis_transform(), ha="right", va="bottom",
+            color="grey", fontsize="small")
+
+
 def experiment_curves(results, *, lang: str = "en"):
-    """Training accuracy against step, one panel per task, one line per variant."""
+    """Training accuracy against step, one panel per task, one thin line per variant and seed."""
     text = _experiment_text(lang)
-    grouped = _by_task(results)
+    grouped = _groups(results, "main", "position")
     fig, axes = plt.subplots(1, len(grouped), figsize=(5.5 * len(grouped), 3.8), squeeze=False, sharey=True)
-    for ax, (task, runs) in zip(axes[0], grouped.items(), strict=True):
-        for n, result in enumerate(runs):
-            accuracy = np.asarray(result.curve.accuracy)
-            ax.plot(result.curve.steps, accuracy, color=f"C{n}", label=result.position)
-        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+    for ax, (task, variants) in zip(axes[0], grouped.items(), strict=True):
+        for n, (position, records) in enumerate(variants.items()):
+            for k, record in enumerate(records):
+                steps, accuracy = record.curve
+                ax.plot(steps, accuracy, color=f"C{n}", linewidth=0.8, alpha=0.7,
+                        label=position if k == 0 else None)
+        _half_line(ax, text)
         ax.set(title=text.get(task, task), xlabel=text["step"], ylim=(0.3, 1.02))
         ax.title.set_fontsize("medium")
     axes[0, 0].set_ylabel(text["accuracy"])
@@ -517,22 +549,36 @@ def experiment_curves(results, *, lang: str = "en"):
     return _finish(fig)
 
 
+def _seed_dots(ax, x: float, values, color: str, marker: str = "o") -> None:
+    # Seeds side by side around x, so that equal accuracies do not hide each other.
+    spread = np.linspace(-0.06, 0.06, len(values)) if len(values) > 1 else np.zeros(1)
+    ax.scatter(x * 2.0**spread, values, s=12, color=color, marker=marker, alpha=0.6, linewidths=0)
+
+
 def experiment_lengths(results, *, lang: str = "en"):
-    """Test accuracy against test length, one panel per task; a variant that cannot run has no point."""
+    """Test accuracy against test length: the mean over the seeds as a line, every seed as a dot.
+
+    A variant that cannot run at a length has no point there.
+    """
     text = _experiment_text(lang)
-    grouped = _by_task(results)
+    grouped = _groups(results, "main", "position")
+    lengths = results.lengths()
     fig, axes = plt.subplots(1, len(grouped), figsize=(5.5 * len(grouped), 3.8), squeeze=False, sharey=True)
     markers = "os^vDx"
-    for ax, (task, runs) in zip(axes[0], grouped.items(), strict=True):
-        for n, result in enumerate(runs):
-            points = [(length, acc) for length, acc in result.accuracy.items() if acc is not None]
-            lengths, accuracy = zip(*points, strict=True)
-            ax.plot(lengths, accuracy, marker=markers[n % len(markers)], color=f"C{n}", label=result.position)
-        all_lengths = sorted({length for result in runs for length in result.accuracy})
-        ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
-        ax.text(all_lengths[0], 0.49, text["chance"], ha="left", va="top", color="grey", fontsize="small")
+    for ax, (task, variants) in zip(axes[0], grouped.items(), strict=True):
+        for n, (position, records) in enumerate(variants.items()):
+            xs, means = [], []
+            for length in lengths:
+                values = [record.accuracy(length) for record in records]
+                if any(value is None for value in values):
+                    continue
+                _seed_dots(ax, length, values, f"C{n}", markers[n % len(markers)])
+                xs.append(length)
+                means.append(np.mean(values))
+            ax.plot(xs, means, marker=markers[n % len(markers)], color=f"C{n}", label=position)
+        _half_line(ax, text)
         ax.set_xscale("log", base=2)
-        ax.set_xticks(all_lengths, labels=[str(length) for length in all_lengths])
+        ax.set_xticks(lengths, labels=[str(length) for length in lengths])
         ax.minorticks_off()
         ax.set(title=text.get(task, task), xlabel=text["length"], ylim=(0.3, 1.02))
         ax.title.set_fontsize("medium")
@@ -543,41 +589,76 @@ def experiment_lengths(results, *, lang: str = "en"):
 
 
 def experiment_table(results, *, lang: str = "en"):
-    """The results table as a figure: a variant per row, a task and test length per column."""
+    """The results table as a figure: a variant per row, a task and test length per column.
+
+    Each cell gives the mean over the seeds and, below it, the lowest and highest seed.
+    """
     text = _experiment_text(lang)
-    grouped = _by_task(results)
-    positions = list(dict.fromkeys(result.position for result in results))
-    columns = [(task, length) for task, runs in grouped.items() for length in runs[0].accuracy]
-    by_key = {(result.task, result.position): result for result in results}
-    values = np.full((len(positions), len(columns)), np.nan)
+    grouped = _groups(results, "main", "position")
+    lengths = results.lengths()
+    positions = list(dict.fromkeys(position for variants in grouped.values() for position in variants))
+    columns = [(task, length) for task in grouped for length in lengths]
+    fig, ax = plt.subplots(figsize=(1.05 * len(columns) + 2.5, 0.6 * len(positions) + 1.6))
+    means = np.full((len(positions), len(columns)), np.nan)
+    labels = {}
     for row, position in enumerate(positions):
         for column, (task, length) in enumerate(columns):
-            result = by_key.get((task, position))
-            if result is not None and result.accuracy.get(length) is not None:
-                values[row, column] = 100 * result.accuracy[length]
-    fig, ax = plt.subplots(figsize=(1.0 * len(columns) + 2.5, 0.45 * len(positions) + 1.6))
-    ax.imshow(values, cmap="Greens", vmin=40, vmax=100, aspect="auto")
-    for row in range(len(positions)):
-        for column in range(len(columns)):
-            value = values[row, column]
-            label = text["no_rows"] if np.isnan(value) else f"{value:.0f}"
-            color = "white" if value > 85 else "black"
-            ax.text(column, row, label, ha="center", va="center", fontsize="small", color=color)
+            values = [record.accuracy(length) for record in grouped[task].get(position, [])]
+            if not values or any(value is None for value in values):
+                labels[row, column] = text["no_rows"]
+                continue
+            means[row, column] = 100 * np.mean(values)
+            low, high = 100 * min(values), 100 * max(values)
+            labels[row, column] = f"{means[row, column]:.0f}\n{low:.0f}-{high:.0f}"
+    ax.imshow(means, cmap="Greens", vmin=40, vmax=100, aspect="auto")
+    for (row, column), label in labels.items():
+        color = "white" if means[row, column] > 85 else "black"
+        ax.text(column, row, label, ha="center", va="center", fontsize="x-small", color=color)
     ax.set_yticks(range(len(positions)), labels=positions)
     ax.set_xticks(range(len(columns)), labels=[str(length) for _, length in columns])
     ax.tick_params(length=0)
     top = ax.secondary_xaxis("top")
-    starts = np.cumsum([0] + [len(runs[0].accuracy) for runs in grouped.values()])
-    middles = (starts[:-1] + starts[1:] - 1) / 2  # the centre column of each task
+    middles = [len(lengths) * n + (len(lengths) - 1) / 2 for n in range(len(grouped))]
     top.set_xticks(middles, labels=[text["short"].get(task, task) for task in grouped])
     top.tick_params(length=0)
-    for edge in starts[1:-1]:
-        ax.axvline(edge - 0.5, color="black", linewidth=1.5)
+    for n in range(1, len(grouped)):
+        ax.axvline(n * len(lengths) - 0.5, color="black", linewidth=1.5)
     ax.set(title=text["table"], xlabel=text["length"])
     return _finish(fig)
 
 
-__all__ += ["experiment_curves", "experiment_lengths", "experiment_table"]
+def experiment_rescaling(results, *, lang: str = "en"):
+    """The trained RoPE models read with each recipe: without training (left) and after a fine-tune (right).
+
+    For each recipe and test length, every seed is a dot and the mean a short bar.
+    """
+    text = _experiment_text(lang)
+    lengths = results.lengths()
+    studies = ("rescaled", "fine-tuned")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.0), sharey=True)
+    for ax, study in zip(axes, studies, strict=True):
+        ((_task, recipes),) = _groups(results, study, "recipe").items()
+        for x, records in enumerate(recipes.values()):
+            for n, length in enumerate(lengths):
+                where = x + (n - 1) * 0.25
+                values = [record.accuracy(length) for record in records]
+                spread = np.linspace(-0.06, 0.06, len(values))
+                ax.scatter(where + spread, values, s=12, color=f"C{n}", alpha=0.6, linewidths=0,
+                           label=f"{length}" if x == 0 else None)
+                ax.plot([where - 0.1, where + 0.1], [np.mean(values)] * 2, color=f"C{n}", linewidth=2)
+        names = [text["recipes"].get(recipe, recipe) for recipe in recipes]
+        ax.set_xticks(range(len(names)), labels=names, fontsize="small")
+        steps = records[0].steps
+        ax.set(title=text[study].format(steps=steps), xlabel=text["recipe"], ylim=(0.3, 1.02))
+        ax.title.set_fontsize("medium")
+        _half_line(ax, text)
+    axes[0].set_ylabel(text["accuracy"])
+    axes[-1].legend(title=text["length"], loc="upper left", bbox_to_anchor=(1.02, 1), fontsize="small")
+    fig.suptitle(text["rescaling"])
+    return _finish(fig)
+
+
+__all__ += ["experiment_curves", "experiment_lengths", "experiment_rescaling", "experiment_table"]
 
 
 # ------------------------------------------------------------------------------------------------
