@@ -1,4 +1,5 @@
 import math
+import os
 
 import numpy as np
 import pytest
@@ -154,24 +155,65 @@ def test_half_precision_input_is_rotated_with_float32_tables(layout, dtype):
     torch.testing.assert_close(out, torch.from_numpy(expected).to(dtype))
 
 
+CASTS = {
+    ".to(torch.bfloat16)": lambda module: module.to(torch.bfloat16),
+    ".half()": lambda module: module.half(),
+    "a parent's .bfloat16()": lambda module: torch.nn.Sequential(torch.nn.Linear(16, 16), module).bfloat16(),
+    ".to('meta', torch.float16)": lambda module: module.to("meta", torch.float16),
+    ".double().half()": lambda module: module.double().half(),
+}
+
+
+@pytest.mark.parametrize("cast", CASTS)
+def test_tables_stay_float32_under_casts(cast):
+    layer = RotaryEmbedding(16, 400)
+    cos, sin = layer.cos.clone(), layer.sin.clone()
+    model = CASTS[cast](layer)
+    assert layer.cos.dtype == torch.float32 and layer.sin.dtype == torch.float32
+    if "meta" in cast:
+        # A device move still applies: the tables follow the module to the new device.
+        assert layer.cos.device.type == "meta" and layer.sin.device.type == "meta"
+        return
+    # The same float32 numbers, not bfloat16 ones cast back.
+    torch.testing.assert_close(layer.cos, cos, rtol=0, atol=0)
+    torch.testing.assert_close(layer.sin, sin, rtol=0, atol=0)
+    if isinstance(model, torch.nn.Sequential):
+        assert model[0].weight.dtype == torch.bfloat16  # the rest of the model was cast
+
+
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
-def test_a_module_cast_to_bfloat16_rounds_its_tables(layout):
-    # .to(bfloat16) casts the buffers too: the rotation then runs in bfloat16.
+def test_a_module_cast_to_bfloat16_rotates_in_float32_and_rounds_once(layout):
     layer = RotaryEmbedding(16, 400, layout=layout).to(torch.bfloat16)
-    assert layer.cos.dtype == torch.bfloat16
-    x = torch.from_numpy(rope_inputs((2, 300, 16), seed=6))
-    out = layer(x.to(torch.bfloat16), offset=100)
+    x = torch.from_numpy(rope_inputs((2, 300, 16), seed=6)).to(torch.bfloat16)
+    out = layer(x, offset=100)
     assert out.dtype == torch.bfloat16
-    cos, sin = layer.cos[100:].double(), layer.sin[100:].double()
-    if layout == "interleaved":
-        a, b = x[..., 0::2].to(torch.bfloat16).double(), x[..., 1::2].to(torch.bfloat16).double()
-        expected = torch.stack((a * cos - b * sin, a * sin + b * cos), -1).flatten(-2)
-    else:
-        a, b = x[..., :8].to(torch.bfloat16).double(), x[..., 8:].to(torch.bfloat16).double()
-        expected = torch.cat((a * cos - b * sin, a * sin + b * cos), -1)
-    torch.testing.assert_close(out.double(), expected, rtol=0, atol=0.04)
-    exact = torch.from_numpy(apply_rope(x.to(torch.bfloat16).double().numpy(), offset=100, layout=layout))
-    assert (out.double() - exact).abs().max() > 1e-3
+    fresh = RotaryEmbedding(16, 400, layout=layout)
+    torch.testing.assert_close(out, fresh(x.float(), offset=100).to(torch.bfloat16), rtol=0, atol=0)
+
+
+def bfloat16_rotation(x, cos, sin):
+    """The half-layout rotation in bfloat16, as this module computed it before its tables stayed float32."""
+    cos, sin = cos.to(torch.bfloat16), sin.to(torch.bfloat16)
+    first, second = x[..., :64], x[..., 64:]
+    rotated = (torch.addcmul(first * cos, second, sin, value=-1), torch.addcmul(first * sin, second, cos))
+    return torch.cat(rotated, dim=-1)
+
+
+def test_bfloat16_error_against_float64_with_float32_tables():
+    # Chapter 7's fix #3 under a model's cast: bfloat16 input at 8,192 positions, dim 128.
+    torch.manual_seed(0)
+    x = torch.randn(8192, 128).to(torch.bfloat16)
+    exact = torch.from_numpy(apply_rope(x.double().numpy(), layout="half"))
+    layer = RotaryEmbedding(128, 8192, layout="half").to(torch.bfloat16)
+    kept = (layer(x).double() - exact).abs().max().item()
+    cast = (bfloat16_rotation(x, layer.cos, layer.sin).double() - exact).abs().max().item()
+    print(
+        f"\nbf16 input, 8192 positions: max error {kept:.2e} with float32 tables, {cast:.2e} with bf16 ones"
+    )
+    # One rounding to bfloat16 (half a step, 2 ** -8 relative, of entries up to ~4.5): about 1.5e-2.
+    largest = exact.abs().max().item()
+    assert kept <= largest * 2**-8 * 1.01
+    assert kept < 0.02 < cast
 
 
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
@@ -216,8 +258,172 @@ def test_rotary_offset_past_the_table_names_the_numbers():
         (lambda: RotaryEmbedding(8, 16)(torch.zeros(2, 6)), ValueError, r"\(\.\.\., seq_len, dim=8\)"),
         (lambda: RotaryEmbedding(8, 16)(torch.zeros(8)), ValueError, r"\(\.\.\., seq_len, dim=8\)"),
         (lambda: RotaryEmbedding(8, 16)(torch.zeros(2, 8, dtype=torch.long)), TypeError, "floating-point"),
+        (lambda: RotaryEmbedding(8, 16, rotary_dim=10), ValueError, "rotary_dim must be <= dim = 8"),
+        (lambda: RotaryEmbedding(8, 16, rotary_dim=3), ValueError, "rotary_dim must be even"),
+        (
+            lambda: RotaryEmbedding(8, 16, rotary_dim=4, frequencies=[1.0] * 4),
+            ValueError,
+            "length dim // 2 = 2",
+        ),
     ],
 )
 def test_rotary_bad_arguments(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+# ----------------------------------------------------------------------------- per-token positions
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_positions_and_tensor_offsets_equal_the_int_offset(layout):
+    layer = RotaryEmbedding(16, 64, layout=layout)
+    x = torch.from_numpy(rope_inputs((2, 3, 10, 16), seed=9))
+    expected = layer(x, offset=7)
+    # The same rows of the same tables, gathered instead of sliced: the same bits.
+    for kwargs in (
+        {"positions": torch.arange(7, 17)},
+        {"positions": torch.arange(7, 17).expand(2, 10)},
+        {"positions": np.arange(7, 17, dtype=np.int32)},
+        {"offset": torch.tensor(7)},
+        {"offset": torch.tensor(7, dtype=torch.int32)},
+    ):
+        torch.testing.assert_close(layer(x, **kwargs), expected, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_positions_per_sequence_equal_apply_rope(layout):
+    layer = RotaryEmbedding(16, 64, layout=layout)
+    x = rope_inputs((2, 3, 6, 16), seed=10)
+    positions = np.array([[1, 1, 0, 1, 2, 3], [0, 1, 2, 0, 1, 2]])
+    out = layer(torch.from_numpy(x), positions=torch.from_numpy(positions))
+    expected = apply_rope(x, positions=positions, layout=layout)
+    torch.testing.assert_close(out, torch.from_numpy(expected), rtol=1e-6, atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def hf_llama():
+    """HF's Llama rotary (``LlamaRotaryEmbedding`` and ``apply_rotary_pos_emb``) for a head of 16."""
+    if os.environ.get("CI") == "true":
+        import transformers  # noqa: F401  (CI must run these, not skip them)
+    pytest.importorskip("transformers")
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
+
+    config = LlamaConfig(hidden_size=64, num_attention_heads=4, head_dim=16, max_position_embeddings=64)
+    config.rope_parameters["rope_theta"] = 500.0
+    rotary = LlamaRotaryEmbedding(config)
+
+    def rotate(q, position_ids):
+        cos, sin = rotary(q, position_ids)
+        return apply_rotary_pos_emb(q, q, cos, sin)[0]
+
+    return rotate
+
+
+def left_padded_position_ids(mask):
+    # What HF's generate() builds from the attention mask: positions count the real tokens only.
+    return (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
+
+
+BATCHES = {
+    "left-padded": left_padded_position_ids(torch.tensor([[0, 0, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1]])),
+    # Three documents packed in one row, two in the other: positions restart at 0 for each.
+    "packed": torch.tensor([[0, 1, 2, 0, 1, 0, 1], [0, 1, 2, 3, 0, 1, 2]]),
+}
+
+
+@pytest.mark.parametrize("batch", BATCHES)
+def test_positions_equal_hugging_face_position_ids(hf_llama, batch):
+    position_ids = BATCHES[batch]
+    q = torch.from_numpy(rope_inputs((2, 4, 7, 16), seed=11))
+    expected = hf_llama(q, position_ids)
+    ours = RotaryEmbedding(16, 64, base=500.0, layout="half")(q, positions=position_ids)
+    # HF's angles are float32 products (relative error 6e-8 at positions below 8): within 1e-6.
+    torch.testing.assert_close(ours, expected, rtol=0, atol=1e-6)
+    numpy = apply_rope(q.double().numpy(), positions=position_ids.numpy(), base=500.0, layout="half")
+    torch.testing.assert_close(torch.from_numpy(numpy).float(), expected, rtol=0, atol=1e-6)
+    # And it is not the cache-length (offset) rotation, which ignores the padding and the resets.
+    assert (RotaryEmbedding(16, 64, base=500.0, layout="half")(q) - expected).abs().max() > 0.1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "words"),
+    [
+        ({"positions": torch.tensor([0, 1, -1])}, ValueError, "positions must be >= 0, got minimum -1"),
+        ({"positions": torch.tensor([0.0, 1.0, 2.0])}, TypeError, "positions must be an integer tensor"),
+        ({"positions": torch.tensor([True, False, True])}, TypeError, "positions must be an integer tensor"),
+        ({"positions": torch.tensor([0, 1, 16])}, ValueError, "positions must be < max_seq_length = 16"),
+        ({"positions": torch.tensor([0, 1])}, ValueError, r"positions must have shape \(seq_len,\) = \(3,\)"),
+        ({"positions": torch.zeros(2, 3, dtype=torch.long)}, ValueError, "positions must have shape"),
+        ({"positions": torch.arange(3), "offset": 2}, ValueError, "give offset or positions, not both"),
+        ({"positions": torch.arange(3), "offset": torch.tensor(0)}, ValueError, "not both"),
+        ({"positions": [0.5, 1.0, 2.0]}, TypeError, "positions must be an integer tensor"),
+        (
+            {"offset": torch.tensor(14)},
+            ValueError,
+            r"offset \+ t must be < max_seq_length = 16 \(the rows of the tables\), got maximum 16",
+        ),
+        ({"offset": torch.tensor(-1)}, ValueError, r"offset \+ t must be >= 0"),
+        ({"offset": torch.tensor([1])}, TypeError, "offset must be an integer or a 0-d integer tensor"),
+        ({"offset": torch.tensor(1.0)}, TypeError, "0-d integer tensor, got a tensor of dtype torch.float32"),
+    ],
+)
+def test_bad_positions_name_the_argument(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        RotaryEmbedding(8, 16)(torch.zeros(1, 2, 3, 8), **kwargs)
+
+
+def test_two_dimensional_positions_need_batch_heads_seq_dim():
+    layer = RotaryEmbedding(8, 16)
+    with pytest.raises(ValueError, match=r"\(batch, seq_len\) for x of shape \(batch, heads, seq_len, dim\)"):
+        layer(torch.zeros(2, 3, 8), positions=torch.zeros(2, 3, dtype=torch.long))
+
+
+# ----------------------------------------------------------------------------- partial rotary
+
+
+@pytest.fixture(scope="module")
+def hf_neox():
+    """HF's GPT-NeoX rotary with ``rotary_pct = 0.25`` (``partial_rotary_factor``) for a head of 32."""
+    if os.environ.get("CI") == "true":
+        import transformers  # noqa: F401
+    pytest.importorskip("transformers")
+    from transformers import GPTNeoXConfig
+    from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding, apply_rotary_pos_emb
+
+    config = GPTNeoXConfig(
+        hidden_size=128, num_attention_heads=4, rotary_pct=0.25, max_position_embeddings=64
+    )
+    assert config.rope_parameters["partial_rotary_factor"] == 0.25
+    rotary = GPTNeoXRotaryEmbedding(config)
+
+    def rotate(q, position_ids):
+        cos, sin = rotary(q, position_ids)
+        return apply_rotary_pos_emb(q, q, cos, sin)[0]
+
+    return rotate
+
+
+def test_partial_rotary_equals_gpt_neox(hf_neox):
+    q = torch.from_numpy(rope_inputs((2, 4, 9, 32), seed=12))
+    position_ids = torch.arange(9).expand(2, 9)
+    expected = hf_neox(q, position_ids)
+    ours = RotaryEmbedding(32, 64, layout="half", rotary_dim=8)(q)
+    torch.testing.assert_close(ours, expected, rtol=0, atol=1e-6)
+    numpy = apply_rope(q.double().numpy(), layout="half", rotary_dim=8)
+    torch.testing.assert_close(torch.from_numpy(numpy).float(), expected, rtol=0, atol=1e-6)
+    # The last 24 features pass through untouched; the first 8 do turn.
+    torch.testing.assert_close(ours[..., 8:], q[..., 8:], rtol=0, atol=0)
+    assert (ours[..., 1:, :8] - q[..., 1:, :8]).abs().max() > 0.1
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_partial_rotary_is_a_rotation_of_the_first_features(layout):
+    layer = RotaryEmbedding(12, 40, layout=layout, rotary_dim=4, base=100.0)
+    x = rope_inputs((3, 30, 12), seed=13)
+    out = layer(torch.from_numpy(x), offset=5)
+    expected = apply_rope(x[..., :4], offset=5, layout=layout, base=100.0)
+    torch.testing.assert_close(out[..., :4], torch.from_numpy(expected), rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(out[..., 4:], torch.from_numpy(x[..., 4:]), rtol=0, atol=0)
+    assert layer.cos.shape == (40, 2) and "rotary_dim=4" in repr(layer)

@@ -203,6 +203,18 @@ def test_cos_sin_table_at_any_offset(num_positions, offset, data):
         ((4, 4), {"frequencies": [1.0, math.inf]}, ValueError, "frequencies must be finite"),
         ((4, 4), {"frequencies": [[1.0, 0.1]]}, ValueError, "frequencies must be one-dimensional"),
         ((4, 4), {"frequencies": ["a", "b"]}, TypeError, "frequencies must be an array of real numbers"),
+        ((4, 4), {"positions": [0, 1, -2, 3]}, ValueError, "positions must be >= 0, got minimum -2"),
+        ((4, 4), {"positions": [0.0, 1.0, 2.0, 3.0]}, TypeError, "positions must be an array of integers"),
+        ((4, 4), {"positions": [True] * 4}, TypeError, "positions must be an array of integers"),
+        ((4, 4), {"positions": [0, 1, 2]}, ValueError, r"positions must have shape \(seq_len,\) = \(4,\)"),
+        ((2, 1, 4, 4), {"positions": np.zeros((3, 4), int)}, ValueError, "positions must have shape"),
+        ((2, 4, 4), {"positions": np.zeros((2, 4), int)}, ValueError, r"\(batch, heads, seq_len, dim\)"),
+        ((4, 4), {"positions": [0, 1, 2, 3], "offset": 1}, ValueError, "give offset or positions, not both"),
+        ((4, 4), {"positions": np.array([0, 1, 2, 2**63], np.uint64)}, ValueError, "positions must be < 2"),
+        ((4, 4), {"rotary_dim": 6}, ValueError, "rotary_dim must be <= dim = 4"),
+        ((4, 4), {"rotary_dim": 1}, ValueError, "rotary_dim must be even"),
+        ((4, 4), {"rotary_dim": 2.0}, TypeError, "rotary_dim must be an integer"),
+        ((4, 4), {"rotary_dim": 2, "frequencies": [1.0, 0.1]}, ValueError, "frequencies must have length"),
     ],
 )
 def test_bad_input_names_argument_and_rule(x_shape, kwargs, error, words):
@@ -259,3 +271,55 @@ def test_decay_bound_decays_and_bounds_the_score():
     for r in (0, 10, 300, 1999):
         score = (apply_rope(q, offset=r) @ k.T).item()
         assert abs(score) <= slack * bound[r] + 1e-9
+
+
+def rotate_at(x, positions, layout, theta):
+    """RoPE written out for any positions, one row at a time, with math.cos/math.sin."""
+    out = np.empty_like(x)
+    for index in np.ndindex(x.shape[:-2]):
+        row_positions = positions if positions.ndim == 1 else positions[index[0]]
+        for t, position in enumerate(row_positions):
+            out[(*index, t)] = rotate_entrywise(x[(*index, t)][np.newaxis], int(position), layout, theta)[0]
+    return out
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize(
+    "positions",
+    [
+        np.array([5, 5, 0, 1, 2, 3]),  # one left-padded sequence for every row
+        np.array([[1, 1, 0, 1, 2, 3], [0, 1, 2, 0, 1, 2]]),  # left padding; two packed documents
+        np.array([[0, 10**6, 7, 3, 3, 2**40], [4, 3, 2, 1, 0, 0]]),  # any order, far positions
+        np.array([9, 8, 7, 0, 1, 2], dtype=np.uint8),  # any integer type
+    ],
+)
+def test_positions_match_the_rotation_written_out(layout, positions):
+    x = np.random.default_rng(14).standard_normal((2, 3, 6, 8))
+    theta = default_theta(8)
+    expected = rotate_at(x, positions, layout, theta)
+    # At 2**40 the angle itself is only known to 2**40 * 1.1e-16 (about 1e-4 rad): compare below that.
+    atol = 1e-12 if positions.max() < 2**20 else 1e-3
+    np.testing.assert_allclose(apply_rope(x, positions=positions, layout=layout), expected, rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_consecutive_positions_equal_the_offset(layout, dtype):
+    x = np.random.default_rng(15).standard_normal((3, 50, 16)).astype(dtype)
+    by_offset = apply_rope(x, offset=1000, layout=layout)
+    by_positions = apply_rope(x, positions=np.arange(1000, 1050), layout=layout)
+    assert by_positions.dtype == dtype
+    # Two accurate recipes for the same cos and sin (angle addition, direct float64 exp): equal to rounding.
+    tolerance = {np.float64: 1e-12, np.float32: 1e-6, np.float16: 2e-3}[dtype]
+    np.testing.assert_allclose(by_positions, by_offset, rtol=0, atol=tolerance)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_rotary_dim_rotates_the_first_features_only(layout):
+    x = np.random.default_rng(16).standard_normal((2, 9, 12)).astype(np.float32)
+    out = apply_rope(x, offset=4, layout=layout, rotary_dim=4, base=100.0)
+    assert out.dtype == np.float32 and out.shape == x.shape
+    expected = rotate_entrywise(x[..., :4], 4, layout, default_theta(4, 100.0))
+    np.testing.assert_allclose(out[..., :4], expected, rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(out[..., 4:], x[..., 4:])  # passed through: the same numbers
+    np.testing.assert_array_equal(apply_rope(x, rotary_dim=12), apply_rope(x))

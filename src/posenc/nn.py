@@ -13,7 +13,7 @@ from torch import nn
 
 from posenc._checks import check_d_model, check_int
 from posenc.encoding import cos_sin_table, sinusoidal_encoding
-from posenc.rope import check_dim, check_layout, rope_frequencies
+from posenc.rope import check_dim, check_layout, check_positions_shape, check_rotary_dim, rope_frequencies
 
 __all__ = ["InputEmbeddings", "PositionalEncoding", "RotaryEmbedding"]
 
@@ -89,26 +89,44 @@ class RotaryEmbedding(nn.Module):
         Head dimension; a positive even integer.
     max_seq_length : int
         Number of positions in the tables, >= 1; ``forward`` accepts
-        ``offset + seq_len <= max_seq_length``.
+        positions ``0 ... max_seq_length - 1``.
     base : float, default 10000.0
-        Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
+        Finite number > 0; ``theta_i = base ** (-2 i / rotary_dim)``.
     layout : {"interleaved", "half"}, default "interleaved"
-        Pairs ``(2i, 2i + 1)`` (RoFormer) or ``(i, i + dim/2)`` (GPT-NeoX, Llama).
+        Pairs ``(2i, 2i + 1)`` (RoFormer) or ``(i, i + rotary_dim/2)``
+        (GPT-NeoX, Llama: Hugging Face's ``rotate_half``).
     frequencies : array_like, optional
-        ``dim // 2`` finite frequencies > 0 to use instead of ``base``, e.g. from
-        :func:`posenc.scaled_frequencies`.
+        ``rotary_dim // 2`` finite frequencies > 0 to use instead of ``base``,
+        e.g. from :func:`posenc.scaled_frequencies`.
+    rotary_dim : int, optional
+        Rotate only the first ``rotary_dim`` features of each head (even,
+        ``<= dim``) and pass the rest through, as GPT-NeoX (``rotary_pct``)
+        and Hugging Face's ``partial_rotary_factor`` do; the frequencies are
+        those of a head of size ``rotary_dim``. Default: ``dim``.
 
     Notes
     -----
-    ``forward`` computes exactly :func:`posenc.apply_rope`. The tables ``cos``
-    and ``sin``, of shape ``(max_seq_length, dim // 2)``, come from the accurate
-    angle addition of :func:`posenc.cos_sin_table` (float64 factors, rounded
-    once to float32). They are buffers registered with ``persistent=False``:
-    derived from the arguments, they stay out of ``state_dict`` but follow
-    ``.to(device)`` and ``.to(dtype)``. A forward pass only slices them; no
-    trigonometry is evaluated per call. Input of a lower precision than the
-    tables (bfloat16, float16) is rotated in the tables' precision and only
-    the result is rounded back.
+    ``forward`` computes :func:`posenc.apply_rope`, equal to float32 rounding
+    (the two round in different orders). The tables ``cos`` and ``sin``, of
+    shape ``(max_seq_length, rotary_dim // 2)``, come from the accurate angle
+    addition of :func:`posenc.cos_sin_table` (float64 factors, rounded once to
+    float32). They are buffers registered with ``persistent=False``: derived
+    from the arguments, they stay out of ``state_dict`` and follow
+    ``.to(device)``. A forward pass only slices or gathers rows of them; no
+    trigonometry is evaluated per call.
+
+    **The tables stay float32.** ``.to(torch.bfloat16)``, ``.half()`` and a
+    parent model's ``.bfloat16()`` cast every floating buffer, and a
+    bfloat16 table rounds each cos and sin to 8 significant bits (the
+    mechanism behind transformers #29496 and gpt-neox #1016). This module
+    undoes that for its own tables (``_apply``, which every such cast goes
+    through, puts back the float32 tables on the new device); a cast to
+    float64 is followed. Input of a lower precision (bfloat16, float16) is
+    rotated in float32 and rounded once to its dtype; float64 input is
+    rotated in float64. For bfloat16 input at 8,192 positions (dim 128) the
+    largest error against a float64 rotation of the same input is about
+    1.5e-2, half a bfloat16 step of the largest entries, against 2.6e-2 when
+    the tables themselves are bfloat16 (``tests/test_nn.py`` measures it).
     """
 
     def __init__(
@@ -119,36 +137,140 @@ class RotaryEmbedding(nn.Module):
         base: float = 10000.0,
         layout: str = "interleaved",
         frequencies=None,
+        rotary_dim: int | None = None,
     ) -> None:
         super().__init__()
         self.dim = check_dim("dim", dim)
         self.max_seq_length = check_int("max_seq_length", max_seq_length, minimum=1)
         self.layout = check_layout(layout)
-        theta = rope_frequencies(self.dim, base, frequencies)
+        self.rotary_dim = check_rotary_dim(rotary_dim, self.dim)
+        theta = rope_frequencies(self.rotary_dim, base, frequencies)
         cos, sin = cos_sin_table(self.max_seq_length, theta, dtype=np.float32)
         self.register_buffer("cos", torch.from_numpy(cos), persistent=False)
         self.register_buffer("sin", torch.from_numpy(sin), persistent=False)
 
     def extra_repr(self) -> str:
-        return f"dim={self.dim}, max_seq_length={self.max_seq_length}, layout={self.layout!r}"
+        partial = f", rotary_dim={self.rotary_dim}" if self.rotary_dim < self.dim else ""
+        return f"dim={self.dim}, max_seq_length={self.max_seq_length}, layout={self.layout!r}{partial}"
 
-    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
-        """Rotate ``x`` of shape ``(..., seq_len, dim)``; row ``t`` is at position ``offset + t``."""
+    def _apply(self, fn, recurse=True):
+        # Module.to(dtype), .half(), .bfloat16() and a parent's casts all reach the buffers through
+        # _apply. Let it run (device moves must apply), then put back the float32 tables wherever a
+        # cast went below float32: rounding them to bfloat16 is exactly what chapter 7 warns about.
+        tables = {"cos": self.cos, "sin": self.sin}
+        super()._apply(fn, recurse)
+        for name, before in tables.items():
+            after = getattr(self, name)
+            if after.dtype not in (torch.float32, torch.float64):
+                # A float64 table holds float32 numbers (it was cast up from them): exact back in float32.
+                setattr(self, name, before.to(device=after.device, dtype=torch.float32))
+        return self
+
+    def forward(self, x: torch.Tensor, offset=0, *, positions=None) -> torch.Tensor:
+        """Rotate ``x`` of shape ``(..., seq_len, dim)`` by the positions of its rows.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            Floating-point queries or keys, e.g. ``(batch, heads, seq_len, dim)``.
+        offset : int or torch.Tensor, default 0
+            Row ``t`` is at position ``offset + t``; an integer >= 0, or a 0-d
+            integer tensor (which is not read back to the host when compiled
+            with ``torch.compile``, so a CUDA graph can replay it).
+        positions : torch.Tensor, optional
+            Integer positions >= 0 of every row instead, of shape ``(seq_len,)``
+            or, for ``x`` of shape ``(batch, heads, seq_len, dim)``,
+            ``(batch, seq_len)``: Hugging Face's ``position_ids``, one row per
+            sequence (left padding, packed documents). ``offset`` must then be 0.
+
+        Returns
+        -------
+        torch.Tensor
+            ``x`` rotated, of its shape and dtype.
+        """
         if not torch.is_floating_point(x):
             raise TypeError(f"x must be a floating-point tensor, got dtype {x.dtype}")
         if x.dim() < 2 or x.size(-1) != self.dim:
             raise ValueError(f"x must have shape (..., seq_len, dim={self.dim}), got {tuple(x.shape)}")
-        offset = check_int("offset", offset)
         seq_len = x.size(-2)
+        index = self._rows(x, offset, positions)
+        if index is None:  # a Python int offset: a slice, no gather
+            cos, sin = self.cos[offset : offset + seq_len], self.sin[offset : offset + seq_len]
+        else:
+            # embedding() rejects negative and out-of-table indices, where plain indexing would wrap.
+            cos = nn.functional.embedding(index, self.cos)
+            sin = nn.functional.embedding(index, self.sin)
+            if (
+                index.dim() == 2
+            ):  # (batch, seq_len, pairs) -> (batch, 1, seq_len, pairs), as HF's unsqueeze_dim=1
+                cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+        if self.rotary_dim < self.dim:
+            rotated = self._rotate(x[..., : self.rotary_dim], cos, sin)
+            return torch.cat((rotated, x[..., self.rotary_dim :]), dim=-1)
+        return self._rotate(x, cos, sin)
+
+    def _rows(self, x: torch.Tensor, offset, positions):
+        """``None`` for a Python int offset (checked), else the table rows to gather, checked."""
+        seq_len = x.size(-2)
+        if positions is not None:
+            if isinstance(offset, torch.Tensor) or check_int("offset", offset) != 0:
+                raise ValueError(f"give offset or positions, not both: got offset={offset!r} and positions")
+            if not isinstance(positions, torch.Tensor):
+                positions = torch.as_tensor(np.asarray(positions))
+            if positions.dtype == torch.bool or positions.is_floating_point() or positions.is_complex():
+                raise TypeError(f"positions must be an integer tensor, got dtype {positions.dtype}")
+            check_positions_shape(tuple(positions.shape), tuple(x.shape))
+            index = positions.to(device=self.cos.device, dtype=torch.long)
+            self._check_rows("positions", index)
+            return index
+        if isinstance(offset, torch.Tensor):
+            if (
+                offset.dim() != 0
+                or offset.dtype == torch.bool
+                or offset.is_floating_point()
+                or offset.is_complex()
+            ):
+                raise TypeError(
+                    "offset must be an integer or a 0-d integer tensor, got a tensor of dtype "
+                    f"{offset.dtype} and shape {tuple(offset.shape)}"
+                )
+            index = offset.to(device=self.cos.device, dtype=torch.long) + torch.arange(
+                seq_len, device=self.cos.device
+            )
+            self._check_rows("offset + t", index)
+            return index
+        offset = check_int("offset", offset)
         if offset + seq_len > self.max_seq_length:
             raise ValueError(
                 f"offset + seq_len = {offset} + {seq_len} = {offset + seq_len} exceeds "
                 f"max_seq_length {self.max_seq_length}"
             )
-        cos = self.cos[offset : offset + seq_len]
-        sin = self.sin[offset : offset + seq_len]
+        return None
+
+    def _check_rows(self, name: str, index: torch.Tensor) -> None:
+        """Raise a ValueError naming ``name`` for a row outside ``0 ... max_seq_length - 1``.
+
+        The check reads the tensor back to the host, which torch.compile and CUDA graph capture cannot
+        do; there it is skipped, and embedding() still refuses an out-of-table row (an IndexError on the
+        CPU, a device-side assert on CUDA).
+        """
+        if index.numel() == 0 or torch.compiler.is_compiling():
+            return
+        if index.is_cuda and torch.cuda.is_current_stream_capturing():
+            return
+        low, high = int(index.min()), int(index.max())
+        if low < 0:
+            raise ValueError(f"{name} must be >= 0, got minimum {low}")
+        if high >= self.max_seq_length:
+            raise ValueError(
+                f"{name} must be < max_seq_length = {self.max_seq_length} (the rows of the tables), "
+                f"got maximum {high}"
+            )
+
+    def _rotate(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        """Turn the pairs of ``x`` (its whole last axis) by ``cos`` and ``sin``, in at least float32."""
         work = x.to(torch.promote_types(x.dtype, cos.dtype))
-        half = self.dim // 2
+        half = x.size(-1) // 2
         if self.layout == "interleaved" and work.dtype in (torch.float32, torch.float64):
             # (x_2i, x_2i+1) as the complex number x_2i + 1j x_2i+1: one complex
             # product per pair, in a single pass, is the rotation.

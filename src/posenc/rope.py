@@ -14,7 +14,7 @@ from posenc._checks import check_base, check_int
 from posenc.encoding import _angle_addition, _check_frequency_array, cos_sin_table
 from posenc.encoding import frequencies as _base_frequencies
 
-__all__ = ["LAYOUTS", "apply_rope", "rope_decay_bound", "rope_frequencies"]
+__all__ = ["LAYOUTS", "apply_rope", "check_positions_shape", "rope_decay_bound", "rope_frequencies"]
 
 LAYOUTS = ("interleaved", "half")
 
@@ -32,6 +32,58 @@ def check_layout(layout) -> str:
     if not isinstance(layout, str) or layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
     return layout
+
+
+def check_rotary_dim(rotary_dim, dim: int) -> int:
+    """Return ``rotary_dim`` (``dim`` if None) if it is an even integer with ``2 <= rotary_dim <= dim``."""
+    if rotary_dim is None:
+        return dim
+    rotary_dim = check_dim("rotary_dim", rotary_dim)
+    if rotary_dim > dim:
+        raise ValueError(f"rotary_dim must be <= dim = {dim} (the features of one head), got {rotary_dim}")
+    return rotary_dim
+
+
+def check_positions_shape(shape: tuple, x_shape: tuple) -> None:
+    """Check that positions of ``shape`` fit ``x`` of ``x_shape``: ``(seq_len,)`` or ``(batch, seq_len)``.
+
+    Two-dimensional positions follow Hugging Face's ``position_ids``: one row per sequence of the batch,
+    for ``x`` of shape ``(batch, heads, seq_len, dim)``.
+    """
+    seq_len = x_shape[-2]
+    if len(shape) == 1 and shape[0] == seq_len:
+        return
+    if len(shape) == 2 and len(x_shape) == 4 and tuple(shape) == (x_shape[0], seq_len):
+        return
+    raise ValueError(
+        f"positions must have shape (seq_len,) = ({seq_len},), or (batch, seq_len) for x of shape "
+        f"(batch, heads, seq_len, dim); got positions of shape {tuple(shape)} for x of shape {tuple(x_shape)}"
+    )
+
+
+def _check_positions(positions, x_shape: tuple) -> np.ndarray:
+    """Return ``positions`` as an int64 array of integers >= 0 that fits ``x``."""
+    array = np.asarray(positions)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"positions must be an array of integers, got dtype {array.dtype}")
+    check_positions_shape(array.shape, x_shape)
+    if array.size and array.min() < 0:
+        raise ValueError(f"positions must be >= 0, got minimum {array.min()}")
+    if array.size and array.dtype == np.uint64 and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"positions must be < 2**63, got maximum {array.max()}")
+    return array.astype(np.int64, copy=False)
+
+
+def _rotation_at(positions: np.ndarray, theta: np.ndarray, complex_dtype) -> np.ndarray:
+    """``exp(1j * p * theta)`` for every position ``p``, shape ``positions.shape + theta.shape``.
+
+    Each distinct position is evaluated once, in float64 (the angle ``p * theta_i`` rounded once, then
+    ``exp``), and rounded once into ``complex_dtype``: as accurate as the angle addition of
+    :func:`posenc.cos_sin_table`, and a padded or packed batch repeats few positions.
+    """
+    unique, inverse = np.unique(positions, return_inverse=True)
+    table = np.exp(1j * np.multiply.outer(unique.astype(np.float64), theta)).astype(complex_dtype)
+    return table[inverse.reshape(positions.shape)]
 
 
 def rope_frequencies(dim: int, base: float = 10000.0, frequencies=None) -> np.ndarray:
@@ -74,9 +126,11 @@ def apply_rope(
     x,
     *,
     offset: int = 0,
+    positions=None,
     base: float = 10000.0,
     layout: str = "interleaved",
     frequencies=None,
+    rotary_dim: int | None = None,
 ) -> np.ndarray:
     """Rotate every pair of dimensions of ``x`` by its position's angle.
 
@@ -85,10 +139,19 @@ def apply_rope(
     x : array_like
         Floating-point array of shape ``(..., seq_len, dim)`` with ``dim`` even,
         e.g. ``(batch, heads, seq_len, head_dim)``. Row ``t`` along axis -2 is
-        at position ``offset + t``.
+        at position ``offset + t``, or ``positions[t]``.
     offset : int, default 0
-        Position of the first row, an integer >= 0: with a KV cache, the new
-        token's position is the number of cached tokens.
+        Position of the first row, an integer >= 0, for one sequence whose
+        rows are consecutive positions (one unpadded sequence and a cache
+        that never evicts: the new token's position is the cache length).
+    positions : array_like of int, optional
+        The position of every row instead, integers >= 0: shape
+        ``(seq_len,)``, the same for every sequence, or ``(batch, seq_len)``
+        for ``x`` of shape ``(batch, heads, seq_len, dim)``, one row per
+        sequence, as Hugging Face's ``position_ids``. A token's position is
+        its index in its own sequence: a left-padded batch starts each row
+        where its padding ends, packed documents restart at 0. ``offset``
+        must then be 0.
     base : float, default 10000.0
         Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
     layout : {"interleaved", "half"}, default "interleaved"
@@ -96,7 +159,16 @@ def apply_rope(
         ``(i, i + dim/2)`` as in GPT-NeoX and Llama (``rotate_half``).
     frequencies : array_like, optional
         ``dim // 2`` finite frequencies > 0 to use instead of ``base``, e.g. from
-        :func:`posenc.scaled_frequencies`.
+        :func:`posenc.scaled_frequencies`; ``rotary_dim // 2`` of them with
+        ``rotary_dim``.
+    rotary_dim : int, optional
+        Rotate only the first ``rotary_dim`` features of each head (even,
+        ``<= dim``) and pass the others through unchanged, as GPT-NeoX and
+        GPT-J do and Hugging Face's ``partial_rotary_factor``
+        (``rotary_dim = int(dim * partial_rotary_factor)``). The frequencies
+        are then those of a head of size ``rotary_dim``,
+        ``base ** (-2 i / rotary_dim)``, and the layout applies within the
+        rotated part. Default: all ``dim`` features.
 
     Returns
     -------
@@ -111,13 +183,36 @@ def apply_rope(
     :func:`posenc.sinusoidal_encoding`, so in float32 the result stays at
     float32 rounding up to position 10^6, where float32 angles
     ``p * theta_i`` are already off by about 0.03 radians. The work is done in
-    at least float32 and rounded once into ``x``'s dtype.
+    at least float32 and rounded once into ``x``'s dtype. With ``positions``
+    each distinct position's ``exp(1j p theta_i)`` is evaluated in float64
+    and rounded once: the same accuracy, and equal to the ``offset`` result
+    to float64 rounding (not bit for bit).
 
     Examples
     --------
     >>> apply_rope([[1.0, 0.0], [1.0, 0.0]])
     array([[1.        , 0.        ],
            [0.54030231, 0.84147098]])
+
+    Two sequences, the first left-padded by one token: its tokens sit at
+    positions 0 and 1 of their own sequence (the padded row's position does
+    not matter).
+
+    >>> x = np.ones((2, 1, 3, 2))
+    >>> apply_rope(x, positions=[[0, 0, 1], [0, 1, 2]])[:, 0].round(3)
+    array([[[ 1.   ,  1.   ],
+            [ 1.   ,  1.   ],
+            [-0.301,  1.382]],
+    <BLANKLINE>
+           [[ 1.   ,  1.   ],
+            [-0.301,  1.382],
+            [-1.325,  0.493]]])
+
+    Only the first two of four features rotated:
+
+    >>> apply_rope([[0.0, 0.0, 0.0, 0.0], [1.0, 0.0, 5.0, 6.0]], rotary_dim=2)
+    array([[0.        , 0.        , 0.        , 0.        ],
+           [0.54030231, 0.84147098, 5.        , 6.        ]])
     """
     x = np.asarray(x)
     if not np.issubdtype(x.dtype, np.floating):
@@ -128,13 +223,32 @@ def apply_rope(
     check_dim("x.shape[-1] (dim)", dim)
     offset = check_int("offset", offset)
     layout = check_layout(layout)
-    theta = rope_frequencies(dim, base, frequencies)
+    rotary_dim = check_rotary_dim(rotary_dim, dim)
+    theta = rope_frequencies(rotary_dim, base, frequencies)
+    if positions is not None:
+        if offset != 0:
+            raise ValueError(f"give offset or positions, not both: got offset={offset} and positions")
+        positions = _check_positions(positions, x.shape)
 
     # float16 has no complex partner: work in complex64 and round at the end.
     complex_dtype = np.result_type(x.dtype, np.complex64)
+    if positions is None:
+        rotation = np.empty((seq_len, theta.size), complex_dtype)
+        _angle_addition(theta, offset=offset, sinusoid=False, out=rotation)
+    else:
+        rotation = _rotation_at(positions, theta, complex_dtype)
+        if positions.ndim == 2:
+            rotation = rotation[:, np.newaxis]  # (batch, 1, seq_len, pairs): the same for every head
+    if rotary_dim < dim:
+        rotated = _rotate(x[..., :rotary_dim], rotation, layout, complex_dtype)
+        return np.concatenate((rotated, x[..., rotary_dim:].astype(x.dtype, copy=False)), axis=-1)
+    return _rotate(x, rotation, layout, complex_dtype)
+
+
+def _rotate(x: np.ndarray, rotation: np.ndarray, layout: str, complex_dtype) -> np.ndarray:
+    """Turn the pairs of ``x`` (all of its last axis) by the unit complex numbers ``rotation``."""
     work_dtype = np.finfo(complex_dtype).dtype
-    rotation = np.empty((seq_len, theta.size), complex_dtype)
-    _angle_addition(theta, offset=offset, sinusoid=False, out=rotation)
+    dim = x.shape[-1]
     if layout == "interleaved":
         # Pair (x_2i, x_2i+1) read as the complex number x_2i + 1j x_2i+1: one
         # complex product by cos + 1j sin is exactly the rotation above.
