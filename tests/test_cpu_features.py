@@ -1,11 +1,12 @@
 """The fast unit tests pass with NumPy's AVX-512 kernels disabled and PyTorch's capped at AVX2.
 
 NumPy's float64 ``pow``, ``exp``, ``sin`` and ``cos`` take a different kernel on a CPU with AVX-512
-(``X86_V4``, ``AVX512_ICL``) than on one without, and the two can differ in the last bit; torch likewise
-picks its ATen kernels by CPU capability. A test that compares such results exactly passes on one machine
-and fails on the other (tests/test_scaling.py did, on AVX-512). The main run uses the machine's own
-kernels; this test re-runs the unit-test modules in a subprocess with the AVX2 ones, so both paths are
-checked on a machine that has AVX-512. On a machine without it the two runs are the same. About 20 s.
+(``X86_V4``, ``AVX512_ICL``, ``AVX512_SPR``) than on one without, and the two can differ in the last
+bit; torch likewise picks its kernels by CPU capability (tests/cpu_limits.py). A test that compares
+such results exactly passes on one machine and fails on the other (tests/test_scaling.py did, on
+AVX-512). The main run uses the machine's own kernels; this test re-runs the unit-test modules in a
+subprocess with the AVX2 ones, so both paths are checked on a machine that has AVX-512. On a machine
+without it the two runs are the same. About 20 s.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from cpu_limits import AVX2_ONLY
 
 ROOT = Path(__file__).resolve().parent.parent
 # The same limits as tests/test_avx2_nbval.py, which re-runs notebooks the same way.
-LIMITED = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL", "ATEN_CPU_CAPABILITY": "avx2"}
+LIMITED = AVX2_ONLY
 MODULES = ["test_encoding", "test_rope", "test_scaling", "test_relative", "test_rotation", "test_nn"]
 # Set in the subprocess; a run that has it never starts another one.
 NESTED = "POSENC_LIMITED_CPU_RUN"
