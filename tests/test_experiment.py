@@ -454,3 +454,12 @@ def test_figures_of_the_experiment_check_their_input(few_results):
         posenc.plot.experiment_curves([])
     with pytest.raises(ValueError, match="no record of study 'main'"):
         posenc.plot.experiment_lengths(R.Results({}, few_results.select("rescaled")))
+
+
+def test_the_two_probes_split_position_interpolation_between_them():
+    linear, _ = ex.recipe_frequencies("linear", 8, 64, factor=4.0, original_max_position=16)
+    none, _ = ex.recipe_frequencies("none", 8, 64, factor=4.0, original_max_position=16)
+    fastest, _ = ex.recipe_frequencies("pi-fastest", 8, 64, factor=4.0, original_max_position=16)
+    others, _ = ex.recipe_frequencies("pi-others", 8, 64, factor=4.0, original_max_position=16)
+    np.testing.assert_allclose(fastest, [linear[0], *none[1:]], rtol=1e-15)
+    np.testing.assert_allclose(others, [none[0], *linear[1:]], rtol=1e-15)

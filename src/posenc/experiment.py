@@ -37,6 +37,7 @@ __all__ = [
     "CONTROL",
     "FORMULA_LENGTH",
     "POSITIONS",
+    "PROBES",
     "RECIPES",
     "SEEDS",
     "TASKS",
@@ -577,6 +578,15 @@ length.
 """
 
 
+PROBES = ("pi-fastest", "pi-others")
+"""Two halves of position interpolation, to find which pairs a trained model reads distance from.
+
+``"pi-fastest"`` divides only the fastest pair's frequency ``theta_0`` by
+``s``; ``"pi-others"`` divides every other pair's and keeps ``theta_0``.
+Neither is a recipe anyone ships: together they make position interpolation.
+"""
+
+
 def recipe_frequencies(
     recipe: str, dim: int, seq_len: int, *, factor: float, original_max_position: int, base: float = 10000.0
 ) -> tuple[np.ndarray, float]:
@@ -590,11 +600,16 @@ def recipe_frequencies(
         What both the rotated queries and keys are multiplied by: YaRN's
         :func:`posenc.yarn_attention_factor` for the two YaRN recipes, 1 otherwise.
     """
-    if recipe not in RECIPES:
-        raise ValueError(f"recipe must be one of {RECIPES}, got {recipe!r}")
+    if recipe not in RECIPES + PROBES:
+        raise ValueError(f"recipe must be one of {RECIPES + PROBES}, got {recipe!r}")
     seq_len = check_int("seq_len", seq_len, minimum=1)
     if recipe == "none":
         return scaled_frequencies(dim, 2.0, method="linear", base=base) * 2.0, 1.0
+    if recipe in PROBES:
+        theta = scaled_frequencies(dim, 2.0, method="linear", base=base) * 2.0
+        interpolated = theta / factor
+        fastest = np.arange(theta.size) == 0
+        return np.where(fastest == (recipe == "pi-fastest"), interpolated, theta), 1.0
     options = {"base": base, "original_max_position": original_max_position}
     if recipe == "dynamic":
         options["seq_len"] = seq_len
@@ -644,7 +659,7 @@ def rescaled(model: TinyTransformer, recipe: str, *, factor: float = 4.0, origin
     model : TinyTransformer
         A model with ``position="rope"``; it is not changed.
     recipe : str
-        One of :data:`RECIPES`.
+        One of :data:`RECIPES` or :data:`PROBES`.
     factor : float, default 4.0
         The extension ``s > 1``: 4 reads 64 tokens with a model trained on 16.
     original_max_position : int, default 16
@@ -780,6 +795,10 @@ def _unit(job: tuple) -> list[Record]:
             fine_tune(model, task, steps=fine_tune_steps, seed=seed)
             records.append(_record("fine-tuned", task, position=position, seed=seed, steps=fine_tune_steps,
                                    correct=_measure(model, task, seed), recipe=recipe))
+        for probe in PROBES:
+            model = rescaled(result.model, probe, factor=factor, original_max_position=train_length)
+            records.append(_record("probe", task, position=position, seed=seed, steps=steps,
+                                   correct=_measure(model, task, seed), recipe=probe))
     return records
 
 
@@ -801,7 +820,8 @@ def chapter_sweep(
       (``control_steps`` steps);
     - ``"rescaled"`` and ``"fine-tuned"``: each trained RoPE model of the
       relative task read with each of :data:`RECIPES` at ``s = 4``, first as
-      it is, then after :func:`fine_tune` (``fine_tune_steps`` steps).
+      it is, then after :func:`fine_tune` (``fine_tune_steps`` steps);
+    - ``"probe"``: the same models read with each of :data:`PROBES`, no training.
 
     Every run seeds itself and uses one thread, so the results do not depend on
     ``workers`` (processes run side by side) or on their order.
@@ -839,6 +859,7 @@ def chapter_sweep(
         },
         "test_lengths": list(TEST_LENGTHS),
         "recipes": list(RECIPES),
+        "probes": list(PROBES),
         "factor": TEST_LENGTHS[-1] / TEST_LENGTHS[0],
     }
     return Results(meta, records)

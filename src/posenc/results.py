@@ -63,11 +63,12 @@ class Record:
 
     Attributes
     ----------
-    study : {"main", "control", "rescaled", "fine-tuned"}
+    study : {"main", "control", "rescaled", "fine-tuned", "probe"}
         ``"main"``: the chapter's budget; ``"control"``: the same, trained
         longer; ``"rescaled"``: a trained RoPE model read with a context
         extension recipe and no training; ``"fine-tuned"``: the same after a
-        short fine-tune at the longer lengths.
+        short fine-tune at the longer lengths; ``"probe"``: read with half of
+        position interpolation (:data:`posenc.experiment.PROBES`).
     task, position : str
         The task and the variant (:data:`posenc.experiment.POSITIONS`).
     seed : int
@@ -289,7 +290,7 @@ def format_summary(results: Results, study: str = "main", *, task=None, recipe=N
     Cells read ``mean [min-max] band`` in whole percent. In the two rescaling
     studies the rows are the recipes; elsewhere they are the variants.
     """
-    rows = "recipe" if study in ("rescaled", "fine-tuned") else "position"
+    rows = "recipe" if study in ("rescaled", "fine-tuned", "probe") else "position"
     records = results.select(study, task=task, recipe=recipe)
     tasks = list(dict.fromkeys(record.task for record in records))
     lengths = results.lengths()
