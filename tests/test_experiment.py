@@ -463,3 +463,17 @@ def test_the_two_probes_split_position_interpolation_between_them():
     others, _ = ex.recipe_frequencies("pi-others", 8, 64, factor=4.0, original_max_position=16)
     np.testing.assert_allclose(fastest, [linear[0], *none[1:]], rtol=1e-15)
     np.testing.assert_allclose(others, [none[0], *linear[1:]], rtol=1e-15)
+
+
+def test_the_command_line_writes_the_sweep_and_checks_a_file_against_it(tmp_path, monkeypatch, capsys):
+    record = R.Record("main", "order", "nope", 0, 600, "", {16: ((240, 250), (250, 250))})
+    made = R.Results({"seeds": [0]}, [record])
+    monkeypatch.setattr(ex, "chapter_sweep", lambda **options: made)
+    path = tmp_path / "results.json"
+    assert ex.main(["sweep", "--output", str(path)]) == 0 and R.load(path) == made
+    assert ex.main(["check", "--output", str(path)]) == 0
+    assert "0 differences beyond the tolerance of 8%" in capsys.readouterr().out
+    moved = R.Record("main", "order", "nope", 0, 600, "", {16: ((200, 250), (250, 250))})
+    R.Results({"seeds": [0]}, [moved]).dump(path)
+    assert ex.main(["check", "--output", str(path)]) == 1
+    assert "label 0: 0.800 -> 0.960" in capsys.readouterr().out
