@@ -6,7 +6,10 @@ evaluation at longer lengths than the training ones. Everything runs on one
 CPU thread in seconds. Like :mod:`posenc.nn`, this module imports torch, and
 ``import posenc`` does not import it.
 
-Run ``python -m posenc.experiment --bench`` to time every variant.
+Run ``python -m posenc.experiment --bench`` to time every variant, ``python -m
+posenc.experiment sweep`` to train every model of chapter 8 and write its results
+file (:mod:`posenc.results`), and ``python -m posenc.experiment check`` to
+compare a fresh sweep with that file.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from posenc._checks import check_int, check_real
 from posenc.nn import PositionalEncoding, RotaryEmbedding
 from posenc.relative import alibi_bias
 from posenc.results import Record, Results, band
+from posenc.rope import rope_frequencies
 from posenc.scaling import scaled_frequencies, yarn_attention_factor
 
 __all__ = [
@@ -604,10 +608,10 @@ def recipe_frequencies(
         raise ValueError(f"recipe must be one of {RECIPES + PROBES}, got {recipe!r}")
     seq_len = check_int("seq_len", seq_len, minimum=1)
     if recipe == "none":
-        return scaled_frequencies(dim, 2.0, method="linear", base=base) * 2.0, 1.0
+        return rope_frequencies(dim, base), 1.0
     if recipe in PROBES:
-        theta = scaled_frequencies(dim, 2.0, method="linear", base=base) * 2.0
-        interpolated = theta / factor
+        theta = rope_frequencies(dim, base)
+        interpolated = scaled_frequencies(dim, factor, method="linear", base=base)
         fastest = np.arange(theta.size) == 0
         return np.where(fastest == (recipe == "pi-fastest"), interpolated, theta), 1.0
     options = {"base": base, "original_max_position": original_max_position}
@@ -632,6 +636,7 @@ class RescaledRotary(nn.Module):
         super().__init__()
         self.dim, self.recipe, self.factor = dim, recipe, factor
         self.original_max_position = original_max_position
+        # Check the recipe and its arguments now, not at the first forward pass.
         recipe_frequencies(recipe, dim, 1, factor=factor, original_max_position=original_max_position)
         self._tables: dict[int, tuple[RotaryEmbedding, float]] = {}
 
@@ -769,9 +774,10 @@ CONTROL = {
 TEST_LENGTHS = (16, 32, 64)
 
 
-def _record(study: str, result_or_task, *, position, seed, steps, correct, recipe="", curve=None) -> Record:
+def _record(study: str, task: str, *, position, seed, steps, correct, recipe="", curve=None) -> Record:
+    # Four decimals: a curve point is a mean over 25 batches of 32, so more digits would be noise.
     kept = (tuple(curve.steps), tuple(round(value, 4) for value in curve.accuracy)) if curve else ()
-    return Record(study, result_or_task, position, seed, steps, recipe, correct, kept)
+    return Record(study, task, position, seed, steps, recipe, correct, kept)
 
 
 def _measure(model, task: str, seed: int) -> dict:
