@@ -324,7 +324,7 @@ _LABELS["ko"].update(
         "unidirectional": "디코더 (인과적)",
         "scaling": r"문맥을 $s = {s:g}$배로 늘릴 때 바뀐 주파수 $\theta'_i/\theta_i$",
         "ratio": r"$\theta'_i/\theta_i$",
-        "linear": "위치 보간 (linear)",
+        "linear": "위치 보간(선형)",
         "ntk": "NTK-aware",
         "yarn": r"YaRN ($L = {L}$)",
     }
@@ -728,7 +728,7 @@ _MOVING_LABELS = {
         "base": "Basis b menentukan panjang gelombang (atas)<br>dan PE(p)·PE(p + k) (bawah), d_model = {d}",
         "base_label": "basis b",
         "base_name": (
-            "Gambar interaktif: panjang gelombang masing-masing dari {n} pasangan frekuensi dan hasil kali "
+            "Gambar interaktif: panjang gelombang setiap pasangan frekuensi ({n} pasangan) dan hasil kali "
             "titik PE(p)·PE(p + k) untuk k = 0 sampai {k}; penggeser mengatur basis dari {low} sampai {high}."
         ),
         "rope": "Batas atas skor RoPE terhadap jarak<br>untuk basis yang dipilih (d = {d})",
