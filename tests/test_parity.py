@@ -158,7 +158,8 @@ def glossary_terms(lang: str) -> set[str]:
     for term, definition in itertools.pairwise(lines):
         if definition.startswith(": ") and term.strip():
             match = re.search(r"\(([^()]+)\)\s*$", term)
-            terms.add(match.group(1) if match and lang != "en" else term.strip())
+            # Italics mark foreign words (EYD V): "*KV cache*" and "KV cache" are one term.
+            terms.add((match.group(1) if match and lang != "en" else term.strip()).replace("*", ""))
     return terms
 
 
