@@ -477,3 +477,47 @@ def test_the_command_line_writes_the_sweep_and_checks_a_file_against_it(tmp_path
     R.Results({"seeds": [0]}, [moved]).dump(path)
     assert ex.main(["check", "--output", str(path)]) == 1
     assert "label 0: 0.800 -> 0.960" in capsys.readouterr().out
+
+
+def test_relative_task_can_put_every_copy_at_one_distance():
+    for distance in (1, 3, 12):
+        tokens, labels = ex.relative_task(rng(), 200, 32, distance=distance)
+        last = tokens[:, -1]
+        earlier = tokens[:, :-1] == last[:, np.newaxis]
+        assert np.all(earlier.sum(axis=1) == 1) and np.all(earlier[:, 31 - distance])
+        assert np.all(labels == int(distance == 3))
+    with pytest.raises(ValueError, match=r"distance must be <= seq_len - 1 = 15"):
+        ex.relative_task(rng(), 2, 16, distance=16)
+    with pytest.raises(ValueError, match="distance must be >= 1"):
+        ex.relative_task(rng(), 2, 16, distance=0)
+
+
+def test_answers_by_distance_counts_yes_answers():
+    class AlwaysYes(torch.nn.Module):
+        def forward(self, tokens):
+            return torch.tensor([0.0, 1.0]).expand(tokens.size(0), 2)
+
+    assert ex.answers_by_distance(AlwaysYes(), 16, (1, 3), num_sequences=7) == {1: (7, 7), 3: (7, 7)}
+    with pytest.raises(ValueError, match="distances must be >= 1"):
+        ex.answers_by_distance(AlwaysYes(), 16, (0,))
+
+
+def test_ntk_longest_is_ntk_with_dynamic_ntks_factor_at_the_longest_length():
+    from posenc import scaled_frequencies
+
+    probe, _ = ex.recipe_frequencies("ntk-longest", 8, 16, factor=4.0, original_max_position=16)
+    dynamic, _ = ex.recipe_frequencies("dynamic", 8, 64, factor=4.0, original_max_position=16)
+    np.testing.assert_allclose(probe, scaled_frequencies(8, 13.0, method="ntk"), rtol=1e-15)
+    np.testing.assert_allclose(probe, dynamic, rtol=1e-12)
+
+
+def test_to_results_summarises_runs_over_seeds():
+    runs = ex.sweep(["order"], ["nope"], seeds=(0, 1), steps=2, verbose=False)
+    summary = R.format_summary(ex.to_results(runs))
+    values = [runs[0].accuracy[16], runs[1].accuracy[16]]
+    assert summary.splitlines()[0] == "order (main, 2 steps, seeds 0, 1)"
+    assert summary.splitlines()[2].split()[1] == f"{100 * sum(values) / 2:.0f}"
+    with pytest.raises(TypeError, match="RunResult"):
+        ex.to_results([object()])
+    with pytest.raises(ValueError, match="at least one"):
+        ex.to_results([])

@@ -39,6 +39,9 @@ from posenc.scaling import scaled_frequencies, yarn_attention_factor
 
 __all__ = [
     "CONTROL",
+    "DISTANCES",
+    "DISTANCE_LENGTH",
+    "DISTANCE_RECIPES",
     "FORMULA_LENGTH",
     "POSITIONS",
     "PROBES",
@@ -52,6 +55,7 @@ __all__ = [
     "RescaledRotary",
     "RunResult",
     "TinyTransformer",
+    "answers_by_distance",
     "band",
     "chapter_sweep",
     "evaluate",
@@ -65,6 +69,7 @@ __all__ = [
     "rescaled",
     "run",
     "sweep",
+    "to_results",
     "train",
 ]
 
@@ -132,7 +137,13 @@ def order_task(rng, batch_size: int, seq_len: int, *, vocab_size: int = ORDER_VO
 
 
 def relative_task(
-    rng, batch_size: int, seq_len: int, *, vocab_size: int = RELATIVE_VOCAB, offset: int = RELATIVE_OFFSET
+    rng,
+    batch_size: int,
+    seq_len: int,
+    *,
+    vocab_size: int = RELATIVE_VOCAB,
+    offset: int = RELATIVE_OFFSET,
+    distance: int | None = None,
 ):
     """Sequences labelled 1 when the last token's earlier copy is ``offset`` steps back.
 
@@ -148,6 +159,10 @@ def relative_task(
         Tokens are ``0 ... vocab_size - 1``; >= 2.
     offset : int, default 3
         The distance that makes the label 1, >= 1.
+    distance : int, optional
+        Put every copy at this distance (``1 ... seq_len - 1``) instead of
+        drawing it: then every label is 1 if ``distance == offset`` and 0
+        otherwise. For probing which distance a model answers "yes" to.
 
     Returns
     -------
@@ -172,6 +187,10 @@ def relative_task(
     offset = check_int("offset", offset, minimum=1)
     vocab_size = check_int("vocab_size", vocab_size, minimum=2)
     seq_len = check_int("seq_len", seq_len, minimum=offset + 2)
+    if distance is not None:
+        distance = check_int("distance", distance, minimum=1)
+        if distance >= seq_len:
+            raise ValueError(f"distance must be <= seq_len - 1 = {seq_len - 1}, got {distance}")
     last = rng.integers(0, vocab_size, size=batch_size)
     # Uniform over the vocab_size - 1 tokens other than the last one: skip over it.
     tokens = rng.integers(0, vocab_size - 1, size=(batch_size, seq_len))
@@ -180,7 +199,10 @@ def relative_task(
     # A distance other than offset, uniform over the seq_len - 2 others: skip over offset.
     other = rng.integers(1, seq_len - 1, size=batch_size)
     other += other >= offset
-    distance = np.where(labels == 1, offset, other)
+    if distance is None:
+        distance = np.where(labels == 1, offset, other)
+    else:
+        labels = np.full(batch_size, int(distance == offset))
     rows = np.arange(batch_size)
     tokens[rows, seq_len - 1 - distance] = last
     tokens[:, -1] = last
@@ -397,6 +419,34 @@ def evaluate_by_label(
     return tuple((int(right[labels == n].sum()), int((labels == n).sum())) for n in (0, 1))
 
 
+@torch.no_grad()
+def answers_by_distance(
+    model: TinyTransformer, seq_len: int, distances, *, num_sequences: int = 200, seed: int = 0
+) -> dict[int, tuple[int, int]]:
+    """How often ``model`` answers "yes" on the relative task when every copy is ``d`` steps back.
+
+    Returns
+    -------
+    dict
+        Distance ``d`` -> ``(yes, num_sequences)``. A model that has learned
+        the task answers "yes" at distance 3 only; one whose distances are
+        squeezed by a factor ``s`` (position interpolation) should answer
+        "yes" where ``d / s`` looks like 3 to it.
+    """
+    seq_len = check_int("seq_len", seq_len, minimum=RELATIVE_OFFSET + 2)
+    num_sequences = check_int("num_sequences", num_sequences, minimum=1)
+    seed = check_int("seed", seed)
+    was_training = model.training
+    model.eval()
+    counts = {}
+    for d in distances:
+        rng = np.random.default_rng([seed, 3, seq_len, check_int("distances", d, minimum=1)])
+        tokens, _ = relative_task(rng, num_sequences, seq_len, distance=d)
+        counts[d] = (int((model(torch.from_numpy(tokens)).argmax(dim=-1) == 1).sum()), num_sequences)
+    model.train(was_training)
+    return counts
+
+
 def evaluate(model: TinyTransformer, task: str, seq_len: int, *, num_sequences: int = 500, seed: int = 0):
     """Accuracy of ``model`` on ``num_sequences`` fresh sequences of length ``seq_len``.
 
@@ -582,12 +632,14 @@ length.
 """
 
 
-PROBES = ("pi-fastest", "pi-others")
-"""Two halves of position interpolation, to find which pairs a trained model reads distance from.
+PROBES = ("pi-fastest", "pi-others", "ntk-longest")
+"""Recipes no one ships, each made to test one reading of the results.
 
 ``"pi-fastest"`` divides only the fastest pair's frequency ``theta_0`` by
-``s``; ``"pi-others"`` divides every other pair's and keeps ``theta_0``.
-Neither is a recipe anyone ships: together they make position interpolation.
+``s``; ``"pi-others"`` divides every other pair's and keeps ``theta_0``:
+together they make position interpolation. ``"ntk-longest"`` is NTK-aware
+scaling at every length with the factor that dynamic NTK uses at the longest
+test length ``s * L``, ``s * s - s + 1`` (13 for ``s = 4``).
 """
 
 
@@ -609,6 +661,8 @@ def recipe_frequencies(
     seq_len = check_int("seq_len", seq_len, minimum=1)
     if recipe == "none":
         return rope_frequencies(dim, base), 1.0
+    if recipe == "ntk-longest":
+        return scaled_frequencies(dim, factor * factor - factor + 1, method="ntk", base=base), 1.0
     if recipe in PROBES:
         theta = rope_frequencies(dim, base)
         interpolated = scaled_frequencies(dim, factor, method="linear", base=base)
@@ -760,6 +814,24 @@ def format_table(results: list[RunResult], *, percent: bool = False) -> str:
     return "\n".join(lines)
 
 
+def to_results(runs, study: str = "main") -> Results:
+    """:func:`run` results (e.g. from :func:`sweep` over several seeds) as :class:`posenc.results.Results`.
+
+    So that :func:`posenc.results.format_summary` and :func:`posenc.results.band`
+    give their mean, range and band, as for the chapter's own sweep.
+    """
+    records = []
+    for result in runs:
+        if not isinstance(result, RunResult):
+            raise TypeError(f"runs must hold RunResult objects of posenc.experiment.run, got {result!r:.60}")
+        steps = result.curve.steps[-1] if result.curve.steps else 0
+        records.append(_record(study, result.task, position=result.position, seed=result.seed, steps=steps,
+                               correct=result.correct, curve=result.curve))
+    if not records:
+        raise ValueError("runs must hold at least one result")
+    return Results({}, records)
+
+
 SEEDS = (0, 1, 2, 3, 4)
 """The seeds of every (task, variant) of chapter 8."""
 
@@ -772,6 +844,12 @@ CONTROL = {
 """The longer-training control: the relative task, five times the chapter's 600 steps."""
 
 TEST_LENGTHS = (16, 32, 64)
+
+DISTANCE_RECIPES = ("none", "linear", "pi-fastest")
+DISTANCES = tuple(range(1, 21))
+DISTANCE_LENGTH = 32
+"""The distance probe: the trained RoPE models, as trained and with PI or half of it, read 32-token
+sequences whose copy is at one distance, 1 to 20; with s = 4, PI turns distance 12 as training turned 3."""
 
 
 def _record(study: str, task: str, *, position, seed, steps, correct, recipe="", curve=None) -> Record:
@@ -805,6 +883,13 @@ def _unit(job: tuple) -> list[Record]:
             model = rescaled(result.model, probe, factor=factor, original_max_position=train_length)
             records.append(_record("probe", task, position=position, seed=seed, steps=steps,
                                    correct=_measure(model, task, seed), recipe=probe))
+        # Which distance does each model answer "yes" to? Stored as (yes, total) under label 1.
+        for recipe in DISTANCE_RECIPES:
+            model = rescaled(result.model, recipe, factor=factor, original_max_position=train_length)
+            answers = answers_by_distance(model, DISTANCE_LENGTH, DISTANCES, seed=seed)
+            correct = {d: ((0, 0), yes) for d, yes in answers.items()}
+            records.append(_record("distance", task, position=position, seed=seed, steps=steps,
+                                   correct=correct, recipe=recipe))
     return records
 
 
@@ -827,7 +912,11 @@ def chapter_sweep(
     - ``"rescaled"`` and ``"fine-tuned"``: each trained RoPE model of the
       relative task read with each of :data:`RECIPES` at ``s = 4``, first as
       it is, then after :func:`fine_tune` (``fine_tune_steps`` steps);
-    - ``"probe"``: the same models read with each of :data:`PROBES`, no training.
+    - ``"probe"``: the same models read with each of :data:`PROBES`, no training;
+    - ``"distance"``: the same models, as trained and with each of
+      :data:`DISTANCE_RECIPES`, answering sequences whose copy is at one of
+      :data:`DISTANCES` (:func:`answers_by_distance`); each record's
+      ``correct[d]`` holds ``((0, 0), (yes, total))``.
 
     Every run seeds itself and uses one thread, so the results do not depend on
     ``workers`` (processes run side by side) or on their order.
@@ -866,6 +955,7 @@ def chapter_sweep(
         "test_lengths": list(TEST_LENGTHS),
         "recipes": list(RECIPES),
         "probes": list(PROBES),
+        "distance": {"recipes": list(DISTANCE_RECIPES), "length": DISTANCE_LENGTH},
         "factor": TEST_LENGTHS[-1] / TEST_LENGTHS[0],
     }
     return Results(meta, records)

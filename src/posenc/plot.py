@@ -466,6 +466,10 @@ _EXPERIMENT_LABELS = {
         "recipe": "recipe",
         "recipes": {"none": "none", "linear": "PI", "ntk": "NTK", "dynamic": "dynamic\nNTK",
                     "yarn": "YaRN\n(code)", "yarn-paper": "YaRN\n(paper)", "llama3": "llama3"},
+        "distances": "Which distance do the RoPE models answer \"yes\" to? (32 tokens, every seed)",
+        "distance": "distance from the last token to its copy",
+        "yes": "share of \"yes\" answers",
+        "probes": {"none": "as trained", "linear": "PI (s = 4)", "pi-fastest": "PI on the fastest pair only"},
     },
     "id": {
         "order": "urutan: apakah token pertama lebih kecil daripada token terakhir?",
@@ -483,8 +487,16 @@ _EXPERIMENT_LABELS = {
         "rescaled": "apa adanya, tanpa pelatihan lagi",
         "fine-tuned": "setelah fine-tuning {steps} langkah pada 32-64 token",
         "recipe": "resep",
-        "recipes": {"none": "tanpa", "linear": "PI", "ntk": "NTK", "dynamic": "NTK\ndinamis",
+        "recipes": {"none": "asli", "linear": "PI", "ntk": "NTK", "dynamic": "NTK\ndinamis",
                     "yarn": "YaRN\n(kode)", "yarn-paper": "YaRN\n(makalah)", "llama3": "llama3"},
+        "distances": "Pada jarak berapa model RoPE menjawab \"ya\"? (32 token, setiap seed)",
+        "distance": "jarak dari token terakhir ke salinannya",
+        "yes": "proporsi jawaban \"ya\"",
+        "probes": {
+            "none": "seperti dilatih",
+            "linear": "PI (s = 4)",
+            "pi-fastest": "PI hanya pada pasangan tercepat",
+        },
     },
     "ko": {
         "order": "순서: 첫 토큰이 마지막 토큰보다 작은가?",
@@ -498,12 +510,16 @@ _EXPERIMENT_LABELS = {
         "table": "테스트 정확도 (%): 시드 평균 [최저-최고]",
         "no_rows": "행 없음",
         "short": {"order": "순서", "relative": "상대 위치"},
-        "rescaling": "상대 위치 과제의 RoPE 모델을 7장의 방법으로 읽기 (s = 4): 모든 시드",
-        "rescaled": "학습한 그대로, 추가 학습 없음",
-        "fine-tuned": "32~64 토큰에서 {steps}단계 미세 조정한 뒤",
+        "rescaling": "7장의 방법을 적용한 상대 위치 과제의 RoPE 모델 (s = 4): 모든 시드",
+        "rescaled": "추가 학습 없이",
+        "fine-tuned": "토큰 32~64개로 {steps}단계 미세 조정한 뒤",
         "recipe": "방법",
         "recipes": {"none": "그대로", "linear": "PI", "ntk": "NTK", "dynamic": "동적\nNTK",
                     "yarn": "YaRN\n(코드)", "yarn-paper": "YaRN\n(논문)", "llama3": "llama3"},
+        "distances": "RoPE 모델은 어느 거리에서 \"예\"라고 답하는가? (토큰 32개, 모든 시드)",
+        "distance": "마지막 토큰에서 복사본까지의 거리",
+        "yes": "\"예\" 답의 비율",
+        "probes": {"none": "학습한 그대로", "linear": "PI (s = 4)", "pi-fastest": "가장 빠른 쌍에만 PI"},
     },
 }
 
@@ -658,7 +674,39 @@ def experiment_rescaling(results, *, lang: str = "en"):
     return _finish(fig)
 
 
-__all__ += ["experiment_curves", "experiment_lengths", "experiment_rescaling", "experiment_table"]
+def experiment_distances(results, *, lang: str = "en"):
+    """The distance probe: the share of "yes" answers against the distance of the copy, per recipe.
+
+    The line is the mean over the seeds, the dots are the seeds; the dotted
+    lines mark distance 3, the one that training rewarded, and distance 12,
+    which position interpolation with ``s = 4`` turns as training turned 3.
+    """
+    text = _experiment_text(lang)
+    ((_task, recipes),) = _groups(results, "distance", "recipe").items()
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    for n, (recipe, records) in enumerate(recipes.items()):
+        distances = list(records[0].correct)
+        shares = np.array([[record.accuracy(d) for d in distances] for record in records])
+        for row in shares:
+            ax.scatter(distances, row, s=8, color=f"C{n}", alpha=0.4, linewidths=0)
+        ax.plot(distances, shares.mean(axis=0), marker="o", color=f"C{n}",
+                label=text["probes"].get(recipe, recipe))
+    for mark in (3, 12):
+        ax.axvline(mark, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xticks(distances)
+    ax.set(title=text["distances"], xlabel=text["distance"], ylabel=text["yes"], ylim=(-0.02, 1.02))
+    ax.title.set_fontsize("medium")
+    ax.legend(fontsize="small")
+    return _finish(fig)
+
+
+__all__ += [
+    "experiment_curves",
+    "experiment_distances",
+    "experiment_lengths",
+    "experiment_rescaling",
+    "experiment_table",
+]
 
 
 # ------------------------------------------------------------------------------------------------
