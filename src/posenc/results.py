@@ -39,7 +39,8 @@ RESULTS_FILE = Path(__file__).with_name("data") / "experiment_results.json"
 
 SOLVED_AT = 0.90
 FAILED_BELOW = 0.65
-"""The band rule, fixed before the five-seed sweep was run (it is the one the review proposed):
+"""The band rule, written before the stored five-seed sweep was run (but after a reviewer's five-seed
+re-run of the earlier chapter had been seen, so not blind to results) and not changed after it:
 
 a (variant, task, length) is ``"solved"`` when every seed reaches ``SOLVED_AT``
 or more, ``"failed"`` when every seed stays below ``FAILED_BELOW``, and
