@@ -48,7 +48,9 @@ EDITION ?= en
 edition: $(BIN)/.installed
 	$(BIN)/python .ci/build_site.py --solutions $(SOLUTIONS) $(EDITION)
 
-serve: book
+# The site that `make book` built (built first only if there is none): `make book` ends by saying so.
+serve: $(BIN)/.installed
+	@test -f _build/html/index.html || $(MAKE) --no-print-directory book
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000
 
 clean:

@@ -16,6 +16,10 @@ editions build in parallel; each one's HTML lands in ``_build/html/<lang>/``. Th
 (``book/index.html``) is copied to the site root, and Pagefind indexes the site: one index per
 ``<html lang>``, so that a search from an edition finds only that edition's pages.
 
+It prints one line per build (``pdf-ko``, ``html-en``, ``search``: its seconds, its output), a line every
+30 s with the builds still running, and a summary with the page to open; each build's full output is in
+``_build/logs/<build>.log``, and a failed build's last lines are printed (``run_builds``).
+
 Each edition's student handouts are written first (``.ci/strip_solutions.py``, as `make handouts`
 does), and the edition's zip of them is copied to ``_build/html/<lang>/handouts/``, where the instructor
 page links it. ``--solutions hidden`` (`make book SOLUTIONS=hidden`) builds the same site into the same
@@ -32,8 +36,11 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import TextIO
 
 import yaml
 from strip_solutions import build_handouts, zip_name
@@ -81,6 +88,11 @@ CAPTION_SPACE = (
     "\\def\\fnum@table{\\tablename~\\thetable}}\\makeatother\n"
 )
 BOOK_FORMATS = {"pdf": ["--builder", "pdflatex"], "epub": ["--builder", "custom", "--custom-builder", "epub"]}
+# The word before the book's version on the PDF's title page and running heads, where Sphinx prints
+# its software word "Release" ("Rilis", "릴리스"). The version is a dotted number (0.1.0), and a book
+# that carries one prints the plain word for it, as open textbooks do ("Version 2.0.17"): "Edition",
+# "Edisi" and "판" are counted ("Second Edition", "Edisi Kedua", "제2판") and do not take 0.1.0.
+VERSION_WORD = {"en": "Version", "id": "Versi", "ko": "버전"}
 
 
 def book_settings(lang: str, book_format: str) -> dict:
@@ -93,6 +105,7 @@ def book_settings(lang: str, book_format: str) -> dict:
             "release": version,
             "latex_elements": {
                 "papersize": "a4paper",
+                "releasename": VERSION_WORD[lang],
                 **LATEX_BY_LANGUAGE[lang],
                 "preamble": LATEX_BY_LANGUAGE[lang]["preamble"] + (CAPTION_SPACE if lang != "en" else ""),
                 # A long line of code or output that has no space to break at is broken anyway.
@@ -201,33 +214,104 @@ def check_editions(config: dict, langs: list[str]) -> None:
         raise SystemExit(f"unknown edition(s) {unknown}; _config.yml names {sorted(editions(config))}")
 
 
-def run_builds(folders: dict[str, Path], options: dict[str, list[str]]) -> list[str]:
-    """Run ``jupyter-book build`` for each edition folder at once; print each log; return the failed.
+# What `make book` prints: one line per build as it ends (its name, its seconds, where its output is),
+# a line now and then while builds run, and a summary; each build's own output goes to its log,
+# ``_build/logs/<build>.log``. A copy of the lines goes to ``_build/logs/build_site.txt`` (``TRANSCRIPT``).
+LOGS = "logs"
+TRANSCRIPT = "build_site.txt"
+TAIL_LINES = 40  # of a failed build's log, leaving out Sphinx's progress ("copying images... [ 50%]")
+PROGRESS_LINE = re.compile(r"\[\s*\d+%\]")
+# Jupyter Book runs Sphinx in its own process, which never turns Sphinx's colours off: the logs lose them.
+COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+PROGRESS_SECONDS = 30  # a line every 30 s while builds run, every minute after the first three
+_transcript: list[TextIO] = []
 
-    ``folders`` maps a name ("ko", "ko-pdf") to the folder that ``write_edition_files`` wrote, whose
-    source is ``book/<lang>``; ``options`` adds a build's own options (its builder).
+
+def say(text: str, error: bool = False) -> None:
+    """Print a line of the build's report (to stderr if ``error``), and copy it to the transcript."""
+    print(text, file=sys.stderr if error else sys.stdout, flush=True)
+    for transcript in _transcript:
+        transcript.write(text + "\n")
+        transcript.flush()
+
+
+def shown(path: Path, folder: bool = False) -> str:
+    """``path`` as a person types it: relative to the repository where it is inside it."""
+    text = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    return text + "/" if folder else text
+
+
+def duration(seconds: float) -> str:
+    seconds = round(seconds)
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60:02d} s"
+
+
+def report(name: str, seconds: float, what: str) -> None:
+    say(f"{name:<9}{seconds:6.0f} s  {what}")
+
+
+def jupyter_book(lang: str, folder: Path, options: list[str]) -> list[str]:
+    """The command that builds ``book/<lang>`` with the configuration that ``write_edition_files``
+    wrote into ``folder``; ``options`` adds the build's own (its builder)."""
+    return [
+        str(JUPYTER_BOOK), "build", str(ROOT / "book" / lang),
+        "--config", str(folder / "_config.yml"), "--toc", str(folder / "_toc.yml"),
+        "--path-output", str(folder), "--warningiserror", "--nitpick", "--keep-going", *options,
+    ]  # fmt: skip
+
+
+def run_builds(
+    builds: dict[str, tuple[list[str], str]], logs: Path, progress: float = PROGRESS_SECONDS
+) -> list[str]:
+    """Run the commands of ``builds`` (name -> (command, what it makes)) at once; return the failed.
+
+    Each command's output goes to ``<logs>/<name>.log``. A line is printed as each one ends: its name,
+    its seconds and what it made, or FAILED and its log; every ``progress`` seconds (twice as
+    long after the first six such lines), the names of those still running. Then, for each that
+    failed, the last ``TAIL_LINES`` lines of its log (not counting Sphinx's progress lines). The logs
+    are plain text, without Sphinx's colours.
     """
-    runs = {}
-    for name, folder in folders.items():
-        lang = name.split("-")[0]
-        command = [
-            str(JUPYTER_BOOK), "build", str(ROOT / "book" / lang),
-            "--config", str(folder / "_config.yml"), "--toc", str(folder / "_toc.yml"),
-            "--path-output", str(folder), "--warningiserror", "--nitpick", "--keep-going",
-            *options.get(name, []),
-        ]  # fmt: skip
-        log = (folder / "build.log").open("w", encoding="utf-8")
-        runs[name] = (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT), log)
-    failed = []
-    for name, (process, log) in runs.items():
-        process.wait()
-        log.close()
-        print(f"--- {name}: jupyter-book build exited {process.returncode} ---")
-        print((folders[name] / "build.log").read_text(encoding="utf-8"), end="")
-        if process.returncode:
-            failed.append(name)
-    if failed:
-        print(f"the build of {failed} failed: see the log above", file=sys.stderr)
+    logs.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    running = {}
+    for name, (command, _) in builds.items():
+        log = (logs / f"{name}.log").open("w", encoding="utf-8")
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT
+        )
+        running[name] = (process, log)
+    failed, next_line, reported = [], progress, 0
+    while running:
+        for name, (process, log) in list(running.items()):
+            if process.poll() is None:
+                continue
+            log.close()
+            del running[name]
+            path = logs / f"{name}.log"
+            path.write_text(
+                COLOUR.sub("", path.read_text(encoding="utf-8", errors="replace")), encoding="utf-8"
+            )
+            if process.returncode:
+                failed.append(name)
+                what = f"FAILED (exit {process.returncode}), see {shown(logs / f'{name}.log')}"
+            else:
+                what = builds[name][1]
+            report(name, time.monotonic() - start, what)
+        elapsed = time.monotonic() - start
+        if running and elapsed >= next_line:
+            say(f"{duration(elapsed):>17}  still building: {', '.join(running)}")
+            reported += 1
+            next_line += progress if reported < 6 else 2 * progress
+        time.sleep(0.1)
+    for name in failed:
+        log = logs / f"{name}.log"
+        text = log.read_text(encoding="utf-8", errors="replace")
+        tail = [line for line in text.splitlines() if not PROGRESS_LINE.search(line)][-TAIL_LINES:]
+        lines = f"{len(tail)} lines" if len(tail) != 1 else "line"
+        say(f"--- {name} failed; the last {lines} of its log, {shown(log)}: ---", error=True)
+        for line in tail:
+            say(line, error=True)
+        say(f"--- end of {shown(log)} ---", error=True)
     return failed
 
 
@@ -238,10 +322,19 @@ def build(langs: list[str], hidden: bool = False, build_dir: Path = BUILD) -> in
     ``downloads/``, where its landing page links them."""
     config, toc = load_yaml("_config.yml"), load_yaml("_toc.yml")
     check_editions(config, langs)
-    site, handouts = build_dir / "html", build_dir / "handouts"
-    build_handouts(langs, handouts)
+    site, handouts, logs = build_dir / "html", build_dir / "handouts", build_dir / LOGS
+    start = time.monotonic()
+    logs.mkdir(parents=True, exist_ok=True)
+    with (logs / "handouts.log").open("w", encoding="utf-8") as log:
+        with redirect_stdout(log), redirect_stderr(log):  # nbformat's warnings, if any
+            build_handouts(langs, handouts)
+    report("handouts", time.monotonic() - start, shown(handouts, folder=True))
     folders = {lang: write_edition_files(config, toc, lang, build_dir, hidden) for lang in langs}
-    if run_builds(folders, {}):
+    builds = {
+        f"html-{lang}": (jupyter_book(lang, folder, []), shown(site / lang, folder=True))
+        for lang, folder in folders.items()
+    }
+    if run_builds(builds, logs):
         return 1
     for lang, folder in folders.items():
         target = site / lang
@@ -265,10 +358,8 @@ def build(langs: list[str], hidden: bool = False, build_dir: Path = BUILD) -> in
     landing.write_text(text, encoding="utf-8")
     # One index for the whole site, split by <html lang>; only the article of each page is indexed
     # (the templates mark it data-pagefind-body), so the sidebars do not make every page match.
-    index = subprocess.run(
-        [sys.executable, "-m", "pagefind_bin", "--site", str(site), "--silent"], check=False
-    )
-    return index.returncode
+    index = [sys.executable, "-m", "pagefind_bin", "--site", str(site)]
+    return 1 if run_builds({"search": (index, shown(site / "pagefind", folder=True))}, logs) else 0
 
 
 def book_path(build_dir: Path, lang: str, book_format: str) -> Path:
@@ -281,7 +372,7 @@ def build_books(langs: list[str], formats: list[str], build_dir: Path = BUILD) -
     config, toc = load_yaml("_config.yml"), load_yaml("_toc.yml")
     check_editions(config, langs)
     folders = {
-        f"{lang}-{book_format}": write_edition_files(config, toc, lang, build_dir, book_format=book_format)
+        f"{book_format}-{lang}": write_edition_files(config, toc, lang, build_dir, book_format=book_format)
         for book_format in formats
         for lang in langs
     }
@@ -289,9 +380,14 @@ def build_books(langs: list[str], formats: list[str], build_dir: Path = BUILD) -
         # Each book is built afresh: the EPUB packs every file of its output folder, LaTeX reads its
         # .aux files again, and the doctrees that Sphinx keeps would skip book_formats.py's changes.
         shutil.rmtree(folder / "_build", ignore_errors=True)
-    failed = run_builds(folders, {name: BOOK_FORMATS[name.split("-")[1]] for name in folders})
+    builds = {}
     for name, folder in folders.items():
-        lang, book_format = name.split("-")
+        book_format, lang = name.split("-")
+        command = jupyter_book(lang, folder, BOOK_FORMATS[book_format])
+        builds[name] = (command, shown(book_path(build_dir, lang, book_format)))
+    failed = run_builds(builds, build_dir / LOGS)
+    for name, folder in folders.items():
+        book_format, lang = name.split("-")
         if name in failed:
             continue
         target = book_path(build_dir, lang, book_format)
@@ -342,7 +438,7 @@ def default_formats(hidden: bool) -> list[str]:
     message = f"no PDF or EPUB: {', '.join(missing)} not found (Debian: see the apt-get line of .ci/run)"
     if os.environ.get("CI") == "true":
         raise SystemExit(message)
-    print(message, file=sys.stderr)
+    say(message, error=True)
     return ["html"]
 
 
@@ -359,13 +455,36 @@ def main(argv: list[str]) -> int:
         " and first the PDF and EPUB where TeX is installed, since the site links them",
     )  # fmt: skip
     arguments = parser.parse_args(argv)
-    langs = arguments.langs or list(editions(load_yaml("_config.yml")))
+    every = list(editions(load_yaml("_config.yml")))
+    langs = arguments.langs or every
     hidden = arguments.solutions == "hidden"
-    formats = arguments.formats or default_formats(hidden)
+    (BUILD / LOGS).mkdir(parents=True, exist_ok=True)
+    with (BUILD / LOGS / TRANSCRIPT).open("w", encoding="utf-8") as transcript:
+        _transcript.append(transcript)
+        try:
+            return build_all(langs, every, hidden, arguments.formats or default_formats(hidden))
+        finally:
+            _transcript.remove(transcript)
+
+
+def build_all(langs: list[str], every: list[str], hidden: bool, formats: list[str]) -> int:
+    """The books, then the site, of ``langs``; then the summary: what to open, or why it failed."""
+    start = time.monotonic()
     books = [book_format for book_format in formats if book_format != "html"]
-    if books and build_books(langs, books):
+    failed = bool(books) and build_books(langs, books)
+    if not failed and "html" in formats:
+        failed = build(langs, hidden=hidden)
+    took = duration(time.monotonic() - start)
+    if failed:
+        say(f"Failed after {took}; the log of each build is in {shown(BUILD / LOGS, folder=True)}", True)
         return 1
-    return build(langs, hidden=hidden) if "html" in formats else 0
+    if "html" not in formats:
+        say(f"Built in {took}: " + ", ".join(shown(BUILD / book, folder=True) for book in books))
+    else:
+        page = BUILD / "html" / (langs[0] if langs != every and len(langs) == 1 else "") / "index.html"
+        say(f"Built in {took}. Open {shown(page)}, or run `make serve` to read it (with its search) at"
+            " http://127.0.0.1:8000")  # fmt: skip
+    return 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -77,6 +78,37 @@ def test_korean_pdf_embeds_a_font_with_hangul():
         ["pdftotext", "-l", "3", book("ko", "pdf"), "-"], capture_output=True, text=True
     ).stdout
     assert re.search(r"[\uac00-\ud7a3]{4}", text), "no Hangul text on the first pages"
+
+
+# How each book names its version (pyproject.toml's), on the PDF's title page and in its running heads,
+# instead of Sphinx's software word "Release" (its Indonesian "Rilis", its Korean "릴리스"). The EPUB
+# names its table of contents in its language too (Sphinx's own words are English in every language).
+VERSION_WORDS = {"en": "Version", "id": "Versi", "ko": "버전"}
+SOFTWARE_WORDS = ("Release", "Rilis", "릴리스")
+CONTENTS = {"en": "Table of Contents", "id": "Daftar Isi", "ko": "목차"}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_pdf_names_its_version_in_its_language(lang):
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    text = squeeze(pdf_text(book(lang, "pdf")))
+    assert not [word for word in SOFTWARE_WORDS if word in text], f"{lang}: the PDF says {SOFTWARE_WORDS}"
+    # The title page, and the running head of nearly every page (not a chapter's first).
+    words = f"{VERSION_WORDS[lang]} {version}"
+    assert text.count(words) >= 20, f"{lang}: {words!r} {text.count(words)} times"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_epub_names_its_contents_in_its_language(lang):
+    with zipfile.ZipFile(book(lang, "epub")) as epub:
+        files = {
+            name: epub.read(name).decode("utf-8")
+            for name in epub.namelist()
+            if name.endswith(("html", "opf"))
+        }
+    assert not [name for name, text in files.items() if any(word in text for word in SOFTWARE_WORDS)]
+    nav = files["nav.xhtml"]
+    assert f"<title>{CONTENTS[lang]}</title>" in nav and f"<h1>{CONTENTS[lang]}</h1>" in nav, nav[:400]
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -12,6 +12,9 @@
   "Exercise \\ref{...}" printed "??". The exercise gets that label too, carrying its number (2.2).
 - EPUB: readers run no JavaScript, and an EPUB 3 with scripts must declare them, so pages carry none;
   every file a page refers to must be in the EPUB, and its XHTML valid (``no_scripts``, ``valid_xhtml``).
+- EPUB: Sphinx names the table of contents (nav.xhtml, the reader's "Contents") "Table of Contents" in
+  every language: its ``GUIDE_TITLES`` are never translated. The edition's words are Sphinx's own
+  translation of them ("Daftar Isi", "목차").
 - EPUB: the math is SVG pictures (sphinx.ext.imgmath). imgmath runs LaTeX once per formula, about
   0.4 s each, and an edition has some 1,400: 9 minutes. All the formulas that have no picture yet
   are typeset first in one LaTeX run, a page each, and dvisvgm splits the pages; imgmath then finds
@@ -31,6 +34,7 @@ from docutils.writers.latex2e import Babel
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.ext.imgmath import generate_latex_macro, write_svg_depth
+from sphinx.locale import _
 from sphinx.util.math import wrap_displaymath
 from sphinx_exercise import nodes as exercise_nodes
 from sphinx_exercise.utils import get_node_number
@@ -73,6 +77,12 @@ def no_scripts(app, pagename, templatename, context, doctree) -> None:
 # Raw HTML that an EPUB cannot keep: the site's own links (the instructor page's zip of handouts),
 # whose text stays, and the scripts that sphinx-thebe adds to every page.
 SITE_ONLY = re.compile(r"^\s*(<a\s[^>]*>|</a>|<script\b.*)\s*$", re.S)
+
+
+def translated_guide_titles(app) -> None:
+    if app.builder.name == "epub":
+        # An instance attribute: the class's dict, the same for every build, stays English.
+        app.builder.guide_titles = {key: _(title) for key, title in app.builder.guide_titles.items()}
 
 
 def valid_xhtml(app, doctree, docname) -> None:
@@ -148,6 +158,7 @@ def setup(app: Sphinx) -> dict:
         override=True,
         latex=(visit_exercise, exercise_nodes.depart_exercise_enumerable_node),
     )
+    app.connect("builder-inited", translated_guide_titles)
     app.connect("html-page-context", no_scripts, priority=900)
     app.connect("doctree-read", landing_page_as_front_matter)
     app.connect("env-updated", prerender_math)
