@@ -472,11 +472,11 @@ def test_the_command_line_writes_the_sweep_and_checks_a_file_against_it(tmp_path
     path = tmp_path / "results.json"
     assert ex.main(["sweep", "--output", str(path)]) == 0 and R.load(path) == made
     assert ex.main(["check", "--output", str(path)]) == 0
-    assert "0 differences beyond the tolerance of 8%" in capsys.readouterr().out
-    moved = R.Record("main", "order", "nope", 0, 600, "", {16: ((200, 250), (250, 250))})
+    assert "0 differences beyond the tolerance (mean 10%, seed 25%, label 30%)" in capsys.readouterr().out
+    moved = R.Record("main", "order", "nope", 0, 600, "", {16: ((100, 250), (250, 250))})
     R.Results({"seeds": [0]}, [moved]).dump(path)
     assert ex.main(["check", "--output", str(path)]) == 1
-    assert "label 0: 0.800 -> 0.960" in capsys.readouterr().out
+    assert "label 0: 0.400 -> 0.960" in capsys.readouterr().out
 
 
 def test_relative_task_can_put_every_copy_at_one_distance():

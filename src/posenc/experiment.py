@@ -1003,7 +1003,8 @@ def main(argv=None) -> int:
     problems = _results.compare(_results.load(args.output), fresh)
     for problem in problems:
         print(problem)
-    print(f"{len(problems)} differences beyond the tolerance of {_results.TOLERANCE:.0%} from {args.output}")
+    limits = ", ".join(f"{name} {value:.0%}" for name, value in _results.TOLERANCE.items())
+    print(f"{len(problems)} differences beyond the tolerance ({limits}) from {args.output}")
     return 1 if problems else 0
 
 
