@@ -1,10 +1,16 @@
 """Helpers for the book on positional encoding.
 
 ``import posenc`` loads NumPy only. The PyTorch modules live in
-:mod:`posenc.nn` and the figures in :mod:`posenc.plot`.
+:mod:`posenc.nn` and :mod:`posenc.serving`, the figures in :mod:`posenc.plot`.
 """
 
 from posenc.encoding import cos_sin_table, frequencies, sinusoidal_encoding
+from posenc.positions import (
+    load_balanced_positions,
+    packed_attention_mask,
+    packed_position_ids,
+    positions_from_mask,
+)
 from posenc.relative import alibi_bias, alibi_slopes, t5_relative_bucket
 from posenc.rope import apply_rope, rope_decay_bound, rope_frequencies
 from posenc.rotation import rotation_matrix
@@ -16,7 +22,11 @@ __all__ = [
     "apply_rope",
     "cos_sin_table",
     "frequencies",
+    "load_balanced_positions",
     "longrope_attention_factor",
+    "packed_attention_mask",
+    "packed_position_ids",
+    "positions_from_mask",
     "rope_decay_bound",
     "rope_frequencies",
     "rotation_matrix",

@@ -1,0 +1,616 @@
+"""A tiny RoPE decoder with an explicit KV cache, to watch positions as a server uses them.
+
+:class:`TinyDecoder` is a randomly initialised Llama-style decoder (RMSNorm, causal self-attention
+with RoPE in the ``"half"`` layout, a SwiGLU feed-forward, no biases), small enough to run on a CPU
+in milliseconds. Its parameters carry the names of Hugging Face's ``LlamaForCausalLM``, and
+``tests/test_serving.py`` loads them into one and compares the logits. :class:`KVCache` holds the
+keys and values of earlier tokens, with the position each key was given; it can drop tokens (a
+sliding window, attention sinks), store the keys before or after the rotation, and re-index the
+positions inside the cache as StreamingLLM does. :func:`greedy_generate` runs the two together.
+
+This module imports torch; ``import posenc`` does not import it. The NumPy helpers that build
+position ids (:func:`posenc.positions_from_mask`, :func:`posenc.packed_position_ids`, ...) are
+re-exported here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import torch
+from torch import nn
+
+from posenc._checks import check_base, check_int
+from posenc.nn import RotaryEmbedding
+from posenc.positions import (
+    load_balanced_positions,
+    packed_attention_mask,
+    packed_position_ids,
+    positions_from_mask,
+)
+from posenc.rope import check_rotary_dim, rope_frequencies
+
+__all__ = [
+    "POSITION_MODES",
+    "Generation",
+    "KVCache",
+    "TinyDecoder",
+    "greedy_generate",
+    "load_balanced_positions",
+    "packed_attention_mask",
+    "packed_position_ids",
+    "positions_from_mask",
+]
+
+POSITION_MODES = ("mask", "cache")
+
+
+class KVCache:
+    """The keys and values of the tokens a decoder has read, one entry per layer.
+
+    Parameters
+    ----------
+    num_layers : int
+        Layers of the model that will use the cache, >= 1.
+    window : int, optional
+        Keep only the ``window - 1`` most recent tokens (plus the sinks), so that
+        each new query sees at most ``window`` recent keys, itself included: a
+        sliding window (Mistral) or a rolling cache. Default: keep every token.
+        An integer >= 1.
+    sinks : int, default 0
+        Never drop the first ``sinks`` tokens of the stream: StreamingLLM's
+        attention sinks. Needs ``window``; an integer >= 0.
+    rotated : bool, default True
+        Store the keys after the rotation, as Hugging Face and most servers do,
+        or before it (``False``), rotating every cached key again at each step.
+        A model whose frequencies change with the length (dynamic NTK,
+        LongRoPE) reads stale keys from a rotated cache.
+    reindex : bool, default False
+        StreamingLLM: give the cached keys the positions ``0 ... n - 1`` of their
+        slots in the cache, and the new query the next slot, instead of their
+        positions in the text. Needs ``rotated=False`` (the keys are rotated by
+        their slot at every step) and one token per forward call.
+
+    Attributes
+    ----------
+    keys, values : list of torch.Tensor or None
+        Per layer, ``(batch, heads, n, head_dim)``.
+    positions : torch.Tensor or None
+        ``(batch, n)``: the position each cached key was given in the text.
+    valid : torch.Tensor or None
+        ``(batch, n)`` booleans: False for a padding token.
+    stream : torch.Tensor or None
+        ``(n,)``: the index of each cached token among all tokens read.
+    seen : int
+        How many tokens have been read: the cache length of a cache that never
+        drops a token.
+    """
+
+    def __init__(
+        self,
+        num_layers: int,
+        *,
+        window: int | None = None,
+        sinks: int = 0,
+        rotated: bool = True,
+        reindex: bool = False,
+    ) -> None:
+        self.num_layers = check_int("num_layers", num_layers, minimum=1)
+        self.window = None if window is None else check_int("window", window, minimum=1)
+        self.sinks = check_int("sinks", sinks)
+        if self.sinks and self.window is None:
+            raise ValueError(f"sinks needs a window (without one no token is dropped), got sinks={sinks}")
+        for name, value in (("rotated", rotated), ("reindex", reindex)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {value!r} of type {type(value).__name__}")
+        if reindex and rotated:
+            raise ValueError(
+                "reindex=True needs rotated=False: keys re-indexed by slot are rotated at every step"
+            )
+        self.rotated, self.reindex = bool(rotated), bool(reindex)
+        self.keys: list[torch.Tensor | None] = [None] * self.num_layers
+        self.values: list[torch.Tensor | None] = [None] * self.num_layers
+        self.positions: torch.Tensor | None = None
+        self.valid: torch.Tensor | None = None
+        self.stream: torch.Tensor | None = None
+        self.seen = 0
+
+    def __len__(self) -> int:
+        """The number of cached tokens (slots)."""
+        return 0 if self.stream is None else int(self.stream.numel())
+
+    def __repr__(self) -> str:
+        return (
+            f"KVCache(num_layers={self.num_layers}, window={self.window}, sinks={self.sinks}, "
+            f"rotated={self.rotated}, reindex={self.reindex}, slots={len(self)}, seen={self.seen})"
+        )
+
+    def _evict(self) -> None:
+        """Drop what the next query must not see: all but the sinks and the last ``window - 1`` tokens."""
+        if self.window is None or self.stream is None:
+            return
+        keep = (self.stream < self.sinks) | (self.stream > self.seen - self.window)
+        if bool(keep.all()):
+            return
+        index = keep.nonzero().flatten()
+        for layer in range(self.num_layers):
+            if self.keys[layer] is not None:
+                self.keys[layer] = self.keys[layer][:, :, index]
+                self.values[layer] = self.values[layer][:, :, index]
+        self.positions, self.valid, self.stream = (
+            self.positions[:, index],
+            self.valid[:, index],
+            self.stream[index],
+        )
+
+
+class Generation(NamedTuple):
+    """What :func:`greedy_generate` returns."""
+
+    tokens: torch.Tensor  # (batch, steps): the chosen token ids
+    logits: torch.Tensor  # (batch, steps, vocab): the logits each token was chosen from
+    positions: torch.Tensor  # (batch, steps): the position each chosen token is fed back at
+
+
+class _RMSNorm(nn.Module):
+    def __init__(self, size: int, eps: float) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(size))
+        self.variance_epsilon = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.variance_epsilon))
+
+
+class _MLP(nn.Module):
+    def __init__(self, d_model: int, ffn_dim: int) -> None:
+        super().__init__()
+        self.gate_proj = nn.Linear(d_model, ffn_dim, bias=False)
+        self.up_proj = nn.Linear(d_model, ffn_dim, bias=False)
+        self.down_proj = nn.Linear(ffn_dim, d_model, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(nn.functional.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class _Attention(nn.Module):
+    def __init__(self, d_model: int, num_heads: int) -> None:
+        super().__init__()
+        self.num_heads, self.head_dim = num_heads, d_model // num_heads
+        self.q_proj = nn.Linear(d_model, d_model, bias=False)
+        self.k_proj = nn.Linear(d_model, d_model, bias=False)
+        self.v_proj = nn.Linear(d_model, d_model, bias=False)
+        self.o_proj = nn.Linear(d_model, d_model, bias=False)
+
+    def heads(self, x: torch.Tensor) -> torch.Tensor:
+        return x.unflatten(-1, (self.num_heads, self.head_dim)).transpose(1, 2)
+
+
+class _Layer(nn.Module):
+    def __init__(self, d_model: int, num_heads: int, ffn_dim: int, eps: float) -> None:
+        super().__init__()
+        self.self_attn = _Attention(d_model, num_heads)
+        self.mlp = _MLP(d_model, ffn_dim)
+        self.input_layernorm = _RMSNorm(d_model, eps)
+        self.post_attention_layernorm = _RMSNorm(d_model, eps)
+
+
+class _Inner(nn.Module):
+    def __init__(
+        self, vocab_size: int, d_model: int, num_heads: int, num_layers: int, ffn_dim: int, eps: float
+    ) -> None:
+        super().__init__()
+        self.embed_tokens = nn.Embedding(vocab_size, d_model)
+        self.layers = nn.ModuleList(_Layer(d_model, num_heads, ffn_dim, eps) for _ in range(num_layers))
+        self.norm = _RMSNorm(d_model, eps)
+
+
+class TinyDecoder(nn.Module):
+    """A randomly initialised Llama-style RoPE decoder with an explicit KV cache.
+
+    Parameters
+    ----------
+    vocab_size : int
+        Number of token ids, >= 2.
+    d_model : int
+        Width of the residual stream, a multiple of ``num_heads`` whose head
+        dimension ``d_model // num_heads`` is even.
+    num_heads : int
+        Attention heads, >= 1.
+    num_layers : int
+        Decoder layers, >= 1.
+    seed : int
+        Seed of the initialisation (integer >= 0): the same seed gives the same model on every machine.
+    max_seq_length : int, default 4096
+        Positions the rotary tables hold, >= 1: every position must be below it.
+    base : float, default 10000.0
+        RoPE base, finite and > 0 (``rope_theta``).
+    frequencies : array_like, optional
+        ``rotary_dim // 2`` frequencies to use instead of ``base``, e.g. from
+        :func:`posenc.scaled_frequencies`; see also :meth:`set_frequencies`.
+    rotary_dim : int, optional
+        Rotate only the first ``rotary_dim`` features of each head (partial
+        RoPE); even, ``<= head_dim``. Default: the whole head.
+    nope_layers : sequence of int, default ()
+        Indices of layers that use no rotation at all (NoPE), as Llama 4 and
+        SmolLM3 do in every fourth layer.
+    ffn_dim : int, optional
+        Width of the feed-forward layer, >= 1; default ``4 * d_model``.
+    eps : float, default 1e-6
+        RMSNorm's epsilon (Hugging Face's ``rms_norm_eps``).
+    dtype : torch.dtype, default torch.float32
+        ``torch.float32`` or ``torch.float64`` (the chapter uses float64, so that
+        greedy choices do not depend on the CPU's kernels).
+
+    Notes
+    -----
+    The initial weights are drawn in float64 from one seeded generator: embeddings N(0, 1),
+    every linear layer N(0, 1 / fan_in), RMSNorm weights 1. The logits are then of size about 1,
+    so that the greedy choices of a random model are well separated.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int,
+        num_heads: int,
+        num_layers: int,
+        *,
+        seed: int,
+        max_seq_length: int = 4096,
+        base: float = 10000.0,
+        frequencies=None,
+        rotary_dim: int | None = None,
+        nope_layers=(),
+        ffn_dim: int | None = None,
+        eps: float = 1e-6,
+        dtype: torch.dtype = torch.float32,
+    ) -> None:
+        super().__init__()
+        self.vocab_size = check_int("vocab_size", vocab_size, minimum=2)
+        self.d_model = check_int("d_model", d_model, minimum=2)
+        self.num_heads = check_int("num_heads", num_heads, minimum=1)
+        self.num_layers = check_int("num_layers", num_layers, minimum=1)
+        seed = check_int("seed", seed)
+        if self.d_model % self.num_heads:
+            raise ValueError(
+                f"d_model must be a multiple of num_heads = {self.num_heads}, got {self.d_model}"
+            )
+        self.head_dim = self.d_model // self.num_heads
+        if self.head_dim % 2:
+            raise ValueError(
+                f"d_model // num_heads (the head dimension) must be even (RoPE turns pairs), "
+                f"got {self.head_dim}"
+            )
+        self.max_seq_length = check_int("max_seq_length", max_seq_length, minimum=1)
+        self.base = check_base(base)
+        self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
+        if isinstance(nope_layers, (str, bytes)) or not np.iterable(nope_layers):
+            raise TypeError(f"nope_layers must be a sequence of layer indices, got {nope_layers!r}")
+        nope = [check_int("nope_layers[...]", layer) for layer in nope_layers]
+        if any(layer >= self.num_layers for layer in nope):
+            raise ValueError(
+                f"nope_layers must be layer indices < num_layers = {self.num_layers}, got {nope}"
+            )
+        self.nope_layers = frozenset(nope)
+        ffn_dim = 4 * self.d_model if ffn_dim is None else check_int("ffn_dim", ffn_dim, minimum=1)
+        if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not 0 < eps < 1:
+            raise ValueError(f"eps must be a number with 0 < eps < 1, got {eps!r}")
+        if dtype not in (torch.float32, torch.float64):
+            raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
+        self.model = _Inner(
+            self.vocab_size, self.d_model, self.num_heads, self.num_layers, ffn_dim, float(eps)
+        )
+        self.lm_head = nn.Linear(self.d_model, self.vocab_size, bias=False)
+        generator = torch.Generator().manual_seed(seed)
+        with torch.no_grad():
+            for name, parameter in self.named_parameters():
+                if name.endswith("norm.weight"):
+                    continue
+                std = 1.0 if "embed_tokens" in name else parameter.shape[1] ** -0.5
+                parameter.copy_(torch.randn(parameter.shape, generator=generator, dtype=torch.float64) * std)
+        self.to(dtype)
+        self.set_frequencies(frequencies)
+
+    def set_frequencies(self, frequencies=None) -> None:
+        """Rotate with new frequencies from now on (``None``: ``base``'s), e.g. dynamic NTK's at a new length.
+
+        Keys already in a cache with ``rotated=True`` keep the rotation they were stored with.
+        """
+        theta = rope_frequencies(self.rotary_dim, self.base, frequencies)
+        self.frequencies = theta
+        device = self.lm_head.weight.device
+        self.rotary = RotaryEmbedding(
+            self.head_dim, self.max_seq_length, layout="half", frequencies=theta, rotary_dim=self.rotary_dim
+        ).to(device=device, dtype=self.lm_head.weight.dtype)
+
+    def _check_tokens(self, token_ids) -> torch.Tensor:
+        if not isinstance(token_ids, torch.Tensor):
+            token_ids = torch.as_tensor(np.asarray(token_ids))
+        if token_ids.dtype == torch.bool or token_ids.is_floating_point() or token_ids.is_complex():
+            raise TypeError(f"token_ids must be an integer tensor, got dtype {token_ids.dtype}")
+        if token_ids.dim() != 2 or token_ids.shape[1] == 0:
+            raise ValueError(
+                f"token_ids must have shape (batch, seq_len) with seq_len >= 1, got {tuple(token_ids.shape)}"
+            )
+        if token_ids.numel() and (int(token_ids.min()) < 0 or int(token_ids.max()) >= self.vocab_size):
+            raise ValueError(f"token_ids must lie in 0 ... vocab_size - 1 = {self.vocab_size - 1}")
+        return token_ids.long()
+
+    @staticmethod
+    def _integer_tensor(name: str, value, shape: tuple, *, allow_bool: bool = False) -> torch.Tensor:
+        tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
+        if (
+            tensor.is_floating_point()
+            or tensor.is_complex()
+            or (tensor.dtype == torch.bool and not allow_bool)
+        ):
+            kind = "integers or booleans" if allow_bool else "integers"
+            raise TypeError(f"{name} must hold {kind}, got dtype {tensor.dtype}")
+        if tuple(tensor.shape) != shape:
+            raise ValueError(f"{name} must have shape {shape}, got {tuple(tensor.shape)}")
+        return tensor
+
+    def forward(
+        self,
+        token_ids,
+        *,
+        position_ids=None,
+        attention_mask=None,
+        pair_mask=None,
+        cache: KVCache | None = None,
+    ) -> torch.Tensor:
+        """Logits for every token of ``token_ids``, reading (and then extending) ``cache``.
+
+        Parameters
+        ----------
+        token_ids : torch.Tensor
+            Integer ids of shape ``(batch, seq_len)``.
+        position_ids : torch.Tensor, optional
+            Integer positions ``>= 0`` of the new tokens, ``(batch, seq_len)`` or ``(seq_len,)``.
+            Default: ``cache.seen + 0 ... seq_len - 1``, the cache length (positions 0 ... without a
+            cache); a re-indexing cache sets them itself and refuses them.
+        attention_mask : torch.Tensor, optional
+            ``(batch, seq_len)``, 1 or True for a real token, 0 for padding: no query attends to a
+            padding key. The cache remembers the mask of the tokens it holds.
+        pair_mask : torch.Tensor, optional
+            Booleans of shape ``(seq_len, seq_len)`` or ``(batch, seq_len, seq_len)``: query ``q``
+            may see key ``k`` only where True (on top of the causal mask), e.g.
+            :func:`posenc.packed_attention_mask`. Only with an empty cache or none.
+        cache : KVCache, optional
+            The keys and values of earlier tokens; extended in place.
+
+        Returns
+        -------
+        torch.Tensor
+            Logits of shape ``(batch, seq_len, vocab_size)``.
+        """
+        token_ids = self._check_tokens(token_ids)
+        batch, seq_len = token_ids.shape
+        device = self.lm_head.weight.device
+        if cache is not None:
+            if not isinstance(cache, KVCache):
+                raise TypeError(f"cache must be a posenc.serving.KVCache, got {type(cache).__name__}")
+            if cache.num_layers != self.num_layers:
+                raise ValueError(f"cache has {cache.num_layers} layers, the model {self.num_layers}")
+            if cache.positions is not None and cache.positions.shape[0] != batch:
+                raise ValueError(f"cache holds a batch of {cache.positions.shape[0]} sequences, got {batch}")
+        reindex = cache is not None and cache.reindex
+        if reindex:
+            if position_ids is not None:
+                raise ValueError(
+                    "a re-indexing cache (reindex=True) sets the positions itself: give no position_ids"
+                )
+            if seq_len != 1:
+                raise ValueError(
+                    f"a re-indexing cache (reindex=True) takes one token per call, got seq_len={seq_len}"
+                )
+        past = 0 if cache is None else len(cache)
+        seen = 0 if cache is None else cache.seen
+        if position_ids is None:
+            positions = (seen + torch.arange(seq_len, device=device)).expand(batch, seq_len)
+        else:
+            positions = (
+                position_ids
+                if isinstance(position_ids, torch.Tensor)
+                else torch.as_tensor(np.asarray(position_ids))
+            )
+            if positions.dim() == 1:
+                positions = self._integer_tensor("position_ids", positions, (seq_len,)).expand(batch, seq_len)
+            positions = self._integer_tensor("position_ids", positions, (batch, seq_len)).to(device).long()
+            if positions.numel() and int(positions.min()) < 0:
+                raise ValueError(f"position_ids must be >= 0, got minimum {int(positions.min())}")
+        if attention_mask is None:
+            valid = torch.ones(batch, seq_len, dtype=torch.bool, device=device)
+        else:
+            valid = self._integer_tensor("attention_mask", attention_mask, (batch, seq_len), allow_bool=True)
+            if not bool(((valid == 0) | (valid == 1)).all()):
+                raise ValueError("attention_mask must hold only 0 (padding) and 1 (a real token)")
+            valid = valid.to(device).bool()
+        if pair_mask is not None:
+            if past:
+                raise ValueError(
+                    "pair_mask works without a cache or with an empty one (it covers the new tokens)"
+                )
+            pairs = (
+                pair_mask if isinstance(pair_mask, torch.Tensor) else torch.as_tensor(np.asarray(pair_mask))
+            )
+            if pairs.dtype != torch.bool:
+                raise TypeError(f"pair_mask must hold booleans, got dtype {pairs.dtype}")
+            if pairs.dim() == 2:
+                pairs = self._integer_tensor("pair_mask", pairs, (seq_len, seq_len), allow_bool=True)
+            else:
+                pairs = self._integer_tensor("pair_mask", pairs, (batch, seq_len, seq_len), allow_bool=True)
+            pairs = pairs.to(device)
+
+        # Every key this call can see: the cached ones, then the new ones.
+        stream_new = seen + torch.arange(seq_len, device=device)
+        if past:
+            key_positions = torch.cat((cache.positions, positions), dim=1)
+            key_valid = torch.cat((cache.valid, valid), dim=1)
+            key_stream = torch.cat((cache.stream, stream_new))
+        else:
+            key_positions, key_valid, key_stream = positions, valid, stream_new
+        if reindex:  # StreamingLLM: keys at their slots 0 ... n - 1, the query at the next slot
+            slots = torch.arange(past + 1, device=device).expand(batch, past + 1)
+            query_positions, rotate_keys_at = slots[:, -1:], slots
+        else:
+            query_positions, rotate_keys_at = positions, key_positions
+        for name, where in (("position", query_positions), ("key position", rotate_keys_at)):
+            if int(where.max()) >= self.max_seq_length:
+                raise ValueError(
+                    f"{name} {int(where.max())} is not below max_seq_length = {self.max_seq_length} "
+                    "(the rotary tables' rows)"
+                )
+
+        visible = key_stream[None, :] <= stream_new[:, None]  # causal, (seq_len, keys)
+        if cache is not None and cache.window is not None:
+            recent = stream_new[:, None] - key_stream[None, :] < cache.window
+            visible = visible & (recent | (key_stream[None, :] < cache.sinks))
+        visible = visible[None] & key_valid[:, None, :]  # (batch, seq_len, keys)
+        if pair_mask is not None:
+            visible = visible & pairs
+        scale = 1.0 / math.sqrt(self.head_dim)
+        blocked = torch.finfo(self.lm_head.weight.dtype).min
+
+        x = self.model.embed_tokens(token_ids)
+        for index, layer in enumerate(self.model.layers):
+            attn = layer.self_attn
+            h = layer.input_layernorm(x)
+            q, k, v = attn.heads(attn.q_proj(h)), attn.heads(attn.k_proj(h)), attn.heads(attn.v_proj(h))
+            rope = index not in self.nope_layers
+            store_rotated = cache is None or cache.rotated
+            if rope:
+                q = self.rotary(q, positions=query_positions)
+                if store_rotated:
+                    k = self.rotary(k, positions=positions)
+            if past:
+                keys = torch.cat((cache.keys[index], k), dim=2)
+                values = torch.cat((cache.values[index], v), dim=2)
+            else:
+                keys, values = k, v
+            if cache is not None:
+                cache.keys[index], cache.values[index] = keys, values
+            if rope and not store_rotated:
+                keys = self.rotary(keys, positions=rotate_keys_at)
+            scores = (q @ keys.transpose(-1, -2)) * scale
+            scores = scores.masked_fill(~visible[:, None], blocked)
+            out = torch.softmax(scores, dim=-1) @ values
+            x = x + attn.o_proj(out.transpose(1, 2).flatten(-2))
+            x = x + layer.mlp(layer.post_attention_layernorm(x))
+        logits = self.lm_head(self.model.norm(x))
+
+        if cache is not None:
+            cache.positions, cache.valid, cache.stream = key_positions, key_valid, key_stream
+            cache.seen = seen + seq_len
+            cache._evict()
+        return logits
+
+
+def greedy_generate(
+    model: TinyDecoder,
+    token_ids,
+    *,
+    steps: int,
+    attention_mask=None,
+    positions: str = "mask",
+    cache: KVCache | None = None,
+    frequencies_for: Callable | None = None,
+) -> Generation:
+    """Greedy decoding: read the prompt, then append the most likely token ``steps`` times.
+
+    Parameters
+    ----------
+    model : TinyDecoder
+        The model.
+    token_ids : torch.Tensor
+        Prompts of shape ``(batch, seq_len)``, left-padded if their lengths differ.
+    steps : int
+        Tokens to generate, >= 1.
+    attention_mask : torch.Tensor, optional
+        ``(batch, seq_len)``, 1 for a real token and 0 for padding; default all 1.
+    positions : {"mask", "cache"}, default "mask"
+        ``"mask"``: each token's position counts the real tokens before it in its own
+        sequence (:func:`posenc.positions_from_mask`), as Hugging Face's ``generate`` does;
+        ``"cache"``: the cache length, the same for every row, padding included. Ignored by a
+        re-indexing cache.
+    cache : KVCache, optional
+        The cache to fill (default: a new one that keeps every token, keys stored rotated).
+        A re-indexing cache is fed the prompt one token at a time.
+    frequencies_for : callable, optional
+        ``frequencies_for(seq_len)`` returns the frequencies to rotate with once the largest
+        position read is ``seq_len - 1`` (Hugging Face's rule for dynamic scaling, e.g.
+        ``lambda n: posenc.scaled_frequencies(..., method="dynamic", seq_len=n)``); called
+        before every forward pass.
+
+    Returns
+    -------
+    Generation
+        ``tokens`` and ``logits`` of the generated tokens, and ``positions``, the position of
+        each generated token as it is fed back (what the model uses for it).
+    """
+    if not isinstance(model, TinyDecoder):
+        raise TypeError(f"model must be a posenc.serving.TinyDecoder, got {type(model).__name__}")
+    token_ids = model._check_tokens(token_ids)
+    steps = check_int("steps", steps, minimum=1)
+    if not isinstance(positions, str) or positions not in POSITION_MODES:
+        raise ValueError(f"positions must be one of {POSITION_MODES}, got {positions!r}")
+    if frequencies_for is not None and not callable(frequencies_for):
+        raise TypeError(f"frequencies_for must be callable (seq_len -> frequencies), got {frequencies_for!r}")
+    batch, seq_len = token_ids.shape
+    if attention_mask is None:
+        mask = torch.ones(batch, seq_len, dtype=torch.long)
+    else:
+        mask = model._integer_tensor(
+            "attention_mask", attention_mask, (batch, seq_len), allow_bool=True
+        ).long()
+    cache = KVCache(model.num_layers) if cache is None else cache
+    if not isinstance(cache, KVCache):
+        raise TypeError(f"cache must be a posenc.serving.KVCache, got {type(cache).__name__}")
+    if len(cache) or cache.seen:
+        raise ValueError(f"cache must be empty (a new KVCache), got one that has read {cache.seen} tokens")
+    if cache.reindex and attention_mask is not None:
+        raise ValueError("a re-indexing cache does not take padded batches: give no attention_mask")
+
+    largest = [-1]
+
+    def step(tokens, position_ids, step_mask):
+        if frequencies_for is not None:
+            where = position_ids if position_ids is not None else cache.seen + torch.arange(tokens.shape[1])
+            top = len(cache) if cache.reindex else int(where.max())
+            largest[0] = max(largest[0], top)
+            theta = np.asarray(frequencies_for(largest[0] + 1), dtype=np.float64)
+            if not np.array_equal(theta, model.frequencies):
+                model.set_frequencies(theta)
+        return model(tokens, position_ids=position_ids, attention_mask=step_mask, cache=cache)
+
+    with torch.no_grad():
+        if cache.reindex:
+            for t in range(seq_len):
+                logits = step(token_ids[:, t : t + 1], None, None)
+        elif positions == "mask":
+            logits = step(token_ids, torch.from_numpy(positions_from_mask(mask.numpy())), mask)
+        else:
+            logits = step(token_ids, None, mask)
+        next_position = mask.sum(dim=1, keepdim=True) if positions == "mask" else None
+        chosen, all_logits, used = [], [], []
+        ones = torch.ones(batch, 1, dtype=torch.long)
+        for _ in range(steps):
+            last = logits[:, -1]
+            token = last.argmax(dim=-1, keepdim=True)
+            chosen.append(token)
+            all_logits.append(last)
+            if cache.reindex:
+                used.append(torch.full((batch, 1), len(cache)))
+                logits = step(token, None, None)
+            elif positions == "mask":
+                used.append(next_position)
+                logits = step(token, next_position, ones)
+                next_position = next_position + 1
+            else:
+                used.append(torch.full((batch, 1), cache.seen))
+                logits = step(token, None, ones)
+    return Generation(torch.cat(chosen, dim=1), torch.stack(all_logits, dim=1), torch.cat(used, dim=1))
