@@ -93,6 +93,9 @@ BOOK_FORMATS = {"pdf": ["--builder", "pdflatex"], "epub": ["--builder", "custom"
 # that carries one prints the plain word for it, as open textbooks do ("Version 2.0.17"): "Edition",
 # "Edisi" and "판" are counted ("Second Edition", "Edisi Kedua", "제2판") and do not take 0.1.0.
 VERSION_WORD = {"en": "Version", "id": "Versi", "ko": "버전"}
+# The date on the title page as each language writes it ("2 December 2026", "2 Desember 2026",
+# "2026년 12월 2일"), not Sphinx's default "%b %d, %Y", which gives "Des 02, 2026" in Indonesian.
+DATE_FORMAT = {"en": "%-d %B %Y", "id": "%-d %B %Y", "ko": "%Y년 %-m월 %-d일"}
 
 
 def book_settings(lang: str, book_format: str) -> dict:
@@ -103,6 +106,7 @@ def book_settings(lang: str, book_format: str) -> dict:
         return {
             "version": version,
             "release": version,
+            "today_fmt": DATE_FORMAT[lang],
             "latex_elements": {
                 "papersize": "a4paper",
                 "releasename": VERSION_WORD[lang],

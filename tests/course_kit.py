@@ -22,7 +22,8 @@ LANG_SUFFIX = re.compile(r"-(en|id|ko)$")
 ACTIVITY = re.compile(r"\((\d+) ?(?:min|menit|분)\)")
 TIME = re.compile(r"^\*\*[^*\n]+:\*\*\D*?(\d+) ?(?:minutes|menit|분)", re.M)
 GLANCE_ROW = re.compile(r"^\| (\d+)\. \{ref\}`[\w-]+` \| (\d+) ?\S+ \| (\d+) ?\S+ \|", re.M)
-SUM = re.compile(r"(\d+(?: \+ \d+)+) = (\d+)")
+# "990 + 500 = 1,490" (en, ko), "990 + 500 = 1.490" (id)
+SUM = re.compile(r"(\d[\d.,]*(?: \+ \d[\d.,]*)+) = (\d[\d.,]*\d|\d)")
 OBJECTIVE = re.compile(r"^- \*\*(\d+\.\d+)\*\* ", re.M)
 RUBRIC_ROW = re.compile(r"^\| \{ref\}`(\d+\.\d+) <(ex-[\w-]+)>` \| ([\d., ]+) \| .+ \| (\d+) \|$", re.M)
 TOTAL_ROW = re.compile(r"^\| \*\*[^*|]+\*\* \|(?: \|)* \*\*(\d+)\*\* \|$", re.M)
@@ -32,6 +33,11 @@ PLAN_ROW = re.compile(r"^\| ([^|*]+) \| (.*) \| (\d+) \| (.*) \| (\d+) \|$", re.
 PLAN_TOTAL = re.compile(r"^\| \*\*[^*|]+\*\* \| \| \*\*(\d+)\*\* \| \| \*\*(\d+)\*\* \|$", re.M)
 POINTS_ROW = re.compile(r"^\| ([^*|][^|]*) \| (\d+) \|$", re.M)
 FENCE = re.compile(r"^(:{3,})\{(\w[\w-]*)\}(.*)$")
+
+
+def _integer(text: str) -> int:
+    """A whole number of minutes, written with any edition's thousands separator."""
+    return int(text.replace(",", "").replace(".", ""))
 
 
 def neutral(label: str) -> str:
@@ -81,7 +87,8 @@ def page(lang: str, name: str) -> str:
 
 def sums(text: str) -> list[tuple[list[int], int]]:
     """Every "a + b + ... = c" written in ``text``."""
-    return [([int(t) for t in terms.split(" + ")], int(total)) for terms, total in SUM.findall(text)]
+    found = SUM.findall(text)
+    return [([_integer(t) for t in terms.split(" + ")], _integer(total)) for terms, total in found]
 
 
 def solutions_only_blocks(markdown: str) -> tuple[list[str], str]:

@@ -98,6 +98,23 @@ def test_pdf_names_its_version_in_its_language(lang):
     assert text.count(words) >= 20, f"{lang}: {words!r} {text.count(words)} times"
 
 
+# The title page's date, as each language writes a date (Sphinx's default is "Dec 02, 2026" in every one).
+DATES = {
+    "en": r"\b\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|December)"
+    r" \d{4}\b",
+    "id": r"\b\d{1,2} (Januari|Februari|Maret|April|Mei|Juni|Juli|Agustus|September|Oktober|November"
+    r"|Desember)"
+    r" \d{4}\b",
+    "ko": r"\b\d{4}년 \d{1,2}월 \d{1,2}일",
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_pdf_title_page_dates_as_its_language_does(lang):
+    first_page = squeeze(pdf_text(book(lang, "pdf"), "-l", "1"))
+    assert re.search(DATES[lang], first_page), f"{lang}: no date like {DATES[lang]!r} in {first_page[:300]!r}"
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_epub_names_its_contents_in_its_language(lang):
     with zipfile.ZipFile(book(lang, "epub")) as epub:
