@@ -1,0 +1,99 @@
+"""Printing a measured error next to the bound it must stay below.
+
+The book's checks print the number they measured, not a bare ``True``. The last
+digits of a rounding error depend on the CPU's vector instructions (AVX2 and
+AVX-512 kernels of the same NumPy round differently), so by default only the
+error's power of ten is printed: a stored output that every CPU reproduces.
+"""
+
+from __future__ import annotations
+
+import math
+
+from posenc._checks import check_int, check_real
+
+
+def _scalar(value):
+    # A 0-d NumPy array or torch tensor (``(a - b).abs().max()``) is a number here; torch is not imported.
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _error(name: str, value) -> float:
+    value = check_real(name, _scalar(value))
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0 (an error is a distance), got {value}")
+    return value
+
+
+def _positive(name: str, value) -> float:
+    value = check_real(name, _scalar(value))
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    return value
+
+
+def decade(error, floor: float) -> str:
+    """The power of ten just above ``error``, at least ``floor``, as ``"1e-12"``.
+
+    Parameters
+    ----------
+    error : float
+        A measured error, ``>= 0``.
+    floor : float
+        The smallest power to print (``> 0``): errors below it print as ``floor``'s
+        power, since their digits are rounding noise.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> decade(3.2e-13, 1e-15)
+    '1e-12'
+    >>> decade(0.0, 1e-15)
+    '1e-15'
+    """
+    error, floor = _error("error", error), _positive("floor", floor)
+    return f"1e{math.ceil(math.log10(max(error, floor)))}"
+
+
+def within(label: str, error, bound, digits: int | None = None) -> str:
+    """A line ``"label: ~1e-07 (< 1e-05): True"``: the measured error, its bound, and whether it holds.
+
+    Parameters
+    ----------
+    label : str
+        What was measured.
+    error : float
+        The measured error, ``>= 0``.
+    bound : float
+        The bound it must stay below, ``> 0``.
+    digits : int, optional
+        Print the error with this many significant digits, for an error that
+        every CPU reproduces. By default only its power of ten is printed
+        (``~1e-07``: between ``1e-07`` and ``1e-06``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> within("max |difference|", 3.2e-7, 1e-5)
+    'max |difference|: ~1e-07 (< 1e-05): True'
+    >>> within("angle error", 0.0312, 0.01, digits=2)
+    'angle error: 3.1e-02 (< 1e-02): False'
+    """
+    if not isinstance(label, str) or not label:
+        raise TypeError(f"label must be a non-empty string, got {label!r}")
+    error, bound = _error("error", error), _positive("bound", bound)
+    if digits is not None:
+        digits = check_int("digits", digits, minimum=1)
+        shown = f"{error:.{digits - 1}e}"
+    else:
+        shown = f"~1e{math.floor(math.log10(error)):03d}" if error > 0 else "0"
+    limit = f"{bound:.1e}".replace(".0e", "e")
+    return f"{label}: {shown} (< {limit}): {error < bound}"

@@ -1,0 +1,60 @@
+import numpy as np
+import pytest
+import torch
+
+from posenc.report import decade, within
+
+
+def test_within_prints_the_power_of_ten_the_bound_and_the_verdict():
+    assert within("max |difference|", 3.2e-7, 1e-5) == "max |difference|: ~1e-07 (< 1e-05): True"
+    assert within("error", 2e-5, 1e-5) == "error: ~1e-05 (< 1e-05): False"
+    assert within("error", 0.0, 1e-12) == "error: 0 (< 1e-12): True"
+    assert within("error", 1e-5, 1e-5).endswith("False")  # "below" is strict
+
+
+def test_within_with_digits_prints_them():
+    assert within("angle error", 0.0312, 0.01, digits=2) == "angle error: 3.1e-02 (< 1e-02): False"
+    assert within("x", 4.8e-4, 1e-3, digits=3) == "x: 4.80e-04 (< 1e-03): True"
+    assert within("x", 1.0, 2.5) == "x: ~1e000 (< 2.5e+00): True"
+
+
+def test_last_digits_do_not_reach_the_printout():
+    """Two errors that differ only in their last bits (another CPU's kernels) print the same line."""
+    error = 3.2e-13
+    assert within("e", error, 1e-10) == within("e", np.nextafter(error, 1.0), 1e-10)
+    assert decade(error, 1e-15) == decade(error * (1 + 4e-16), 1e-15) == "1e-12"
+
+
+def test_decade_rounds_up_and_stops_at_the_floor():
+    assert decade(3.2e-13, 1e-15) == "1e-12"
+    assert decade(1e-12, 1e-15) == "1e-12"
+    assert decade(0.0, 1e-15) == "1e-15"
+    assert decade(1e-20, 1e-16) == "1e-16"
+    assert decade(5.0, 1e-3) == "1e1"
+
+
+def test_numpy_and_torch_scalars_are_numbers():
+    a = np.float32(2.5e-8)
+    t = torch.tensor(2.5e-8, dtype=torch.float64)
+    assert within("e", a, 1e-6) == within("e", t, 1e-6) == "e: ~1e-08 (< 1e-06): True"
+    assert decade(torch.tensor(3e-7), 1e-9) == "1e-6"
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: within("e", -1e-9, 1e-6), ValueError, "error must be >= 0"),
+        (lambda: within("e", float("nan"), 1e-6), ValueError, "error must be finite"),
+        (lambda: within("e", 1e-9, 0.0), ValueError, "bound must be > 0"),
+        (lambda: within("e", 1e-9, 1e-6, digits=0), ValueError, "digits must be >= 1"),
+        (lambda: within("e", 1e-9, 1e-6, digits=2.0), TypeError, "digits must be an integer"),
+        (lambda: within("", 1e-9, 1e-6), TypeError, "label must be a non-empty string"),
+        (lambda: within("e", "small", 1e-6), TypeError, "error must be a real number"),
+        (lambda: within("e", np.zeros(3), 1e-6), TypeError, "error must be a real number"),
+        (lambda: decade(1e-9, -1e-3), ValueError, "floor must be > 0"),
+        (lambda: decade(True, 1e-3), TypeError, "error must be a real number"),
+    ],
+)
+def test_bad_input_is_refused_with_its_name_and_rule(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
