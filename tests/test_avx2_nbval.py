@@ -13,7 +13,8 @@ outputs (tests/test_parity.py), so one edition is enough.
 
 The interactive figures of chapters 2, 5 and 6 store their numbers, rounded, in
 JSON, and a PNG drawn from them: the second test re-runs those three chapters
-the same way (about 30 seconds).
+the same way (about 30 seconds), and so is chapter 9, whose serving demonstrations
+generate text greedily (about 10 seconds).
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ def nbval_with_avx2(notebooks) -> subprocess.CompletedProcess:
 def test_chapter_8_outputs_are_the_same_with_avx2_kernels():
     done = nbval_with_avx2([NOTEBOOK])
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_chapter_9_outputs_are_the_same_with_avx2_kernels():
+    """Chapter 9's serving demonstrations run in float64, so that greedy choices do not depend on the CPU."""
+    done = nbval_with_avx2([BOOK / "en" / "09_rope_today.ipynb"])
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout and " failed" not in done.stdout, done.stdout[-2000:]
 
 
 def test_interactive_figures_are_the_same_with_avx2_kernels():
