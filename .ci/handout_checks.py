@@ -423,4 +423,57 @@ order_swapped = order_tokens.clone()
 order_swapped[:, [0, -1]] = order_tokens[:, [-1, 0]]''',
         wrong="order_swapped = order_tokens.flip(dims=[1])  # reverses the whole sequence",
     ),
+    "ex-ropetoday-2": Check(
+        names=("shard_work",),
+        code='''\
+cases = [(24, 3), (16, 2), (32, 4)]
+works = [tuple(np.asarray(part) for part in shard_work(n, r)) for n, r in cases]
+shapes = all(b.shape == (r,) and c.shape == (r,) for (n, r), (b, c) in zip(cases, works))
+totals = [(int(b.sum()), int(c.sum()), n * (n + 1) // 2) for (n, r), (b, c) in zip(cases, works)]
+whole = shapes and all(b == t and c == t for b, c, t in totals)
+even = shapes and all(len(set(b.tolist())) == 1 for b, _ in works)
+rising = shapes and all(bool(np.all(np.diff(c) > 0)) for _, c in works)
+return [
+    (shapes, ""),
+    (whole, f"{totals[0][0]} and {totals[0][1]} pairs for 24 positions, of {totals[0][2]}" if shapes else ""),
+    (even, ""),
+    (rising, ""),
+]''',
+        define={
+            "en": "Define `shard_work(seq_len, ranks)`: it returns two arrays with one number per rank, the "
+            "causal (query, key) pairs of each rank under load-balanced and under contiguous sharding.",
+            "id": "Definisikan `shard_work(seq_len, ranks)`: fungsi ini mengembalikan dua *array* berisi "
+            "satu angka untuk setiap *rank*, yaitu banyaknya pasangan (*query*, *key*) kausal setiap "
+            "*rank* pada pembagian seimbang dan pada pembagian berurutan.",
+            "ko": "`shard_work(seq_len, ranks)`를 정의하라. 랭크마다 숫자 하나씩 담은 배열 두 개를 돌려준다. "
+            "부하를 고르게 나눈 분할과 연속 분할에서 각 랭크가 맡는 인과적 (쿼리, 키) 쌍의 수이다.",
+        },
+        claims={
+            "en": (
+                "each array has one number per rank",
+                "under both shardings the ranks together do every causal pair, seq_len (seq_len + 1) / 2",
+                "load-balanced, every rank does the same work",
+                "contiguous, each rank does more than the one before it",
+            ),
+            "id": (
+                "setiap *array* berisi satu angka untuk setiap *rank*",
+                "pada kedua pembagian, semua *rank* bersama-sama mengerjakan setiap pasangan kausal, "
+                "seq_len (seq_len + 1) / 2",
+                "pada pembagian seimbang, setiap *rank* mengerjakan beban yang sama",
+                "pada pembagian berurutan, setiap *rank* mengerjakan lebih banyak daripada *rank* sebelumnya",
+            ),
+            "ko": (
+                "두 배열 모두 랭크마다 숫자가 하나씩 있다",
+                "두 분할 모두에서 랭크들이 함께 모든 인과적 쌍, 곧 seq_len (seq_len + 1) / 2개를 맡는다",
+                "고르게 나누면 모든 랭크의 일이 같다",
+                "연속으로 나누면 각 랭크가 바로 앞 랭크보다 일이 많다",
+            ),
+        },
+        wrong='''\
+def shard_work(seq_len, ranks):
+    # counts the positions a rank holds, not the keys each of its queries sees
+    balanced = posenc.load_balanced_positions(seq_len, ranks).sum(axis=1)
+    contiguous = np.arange(seq_len).reshape(ranks, -1).sum(axis=1)
+    return balanced, contiguous''',
+    ),
 }
