@@ -20,6 +20,7 @@ import pytest
 from site_helpers import (
     EDITION,
     INTERACTIVE_ALLOWANCE,
+    MATHJAX_READY_JS,
     SCREENSHOTS,
     PageReport,
     axe_problems,
@@ -323,6 +324,41 @@ def test_first_visit_weight_of_every_chapter(browser, served, site):
     for name, size in sorted(weights.items()):
         print(f"  {name}: {size / 1e6:.3f} MB" + (" (interactive figure)" if name in moving else ""))
     assert [name for name in chapters if weights[name] > budgets[name]] == []
+
+
+# Phones (issue 25): the widths of the two most common small screens, in portrait, with touch.
+PHONES = {"360 x 780": (360, 780), "390 x 844": (390, 844)}
+# What each page reports: how far it scrolls sideways, and how its text breaks (Korean: between words).
+PHONE_JS = """() => {
+  const doc = document.documentElement;
+  const article = document.querySelector('.bd-article');
+  return {over: doc.scrollWidth - doc.clientWidth,
+          wordBreak: article ? getComputedStyle(article).wordBreak : null};
+}"""
+
+
+@pytest.mark.parametrize("screen", PHONES)
+def test_no_page_scrolls_sideways_on_a_phone(browser, served, screen):
+    """Every page at a phone's width: the header's buttons wrap, wide tables, math and code scroll in
+    their own box, long words break, and Korean text breaks between words (word-break: keep-all)."""
+    width, height = PHONES[screen]
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, has_touch=True, is_mobile=True, service_workers="block"
+    )
+    page = context.new_page()
+    wide, breaks = {}, {}
+    for name in DOCNAMES:
+        page.goto(served + site_path(name), wait_until="load")
+        page.evaluate(MATHJAX_READY_JS)  # typeset formulas have their final width
+        found = page.evaluate(PHONE_JS)
+        if found["over"] > 0:
+            wide[name] = found["over"]
+        if page_language(name) == "ko" and found["wordBreak"] not in (None, "keep-all"):
+            breaks[name] = found["wordBreak"]
+    context.close()
+    print(f"{screen}: {len(DOCNAMES)} pages, {len(wide)} scroll sideways", dict(sorted(wide.items())))
+    assert wide == {}, f"pages wider than {width} px, by px: {wide}"
+    assert breaks == {}, f"Korean pages that break inside words: {breaks}"
 
 
 def test_no_broken_internal_link(site):

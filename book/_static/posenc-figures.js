@@ -4,6 +4,32 @@
 // that the page shows one slider, not two.
 "use strict";
 (function () {
+  // A title that is wider than a phone's screen is cut off at both ends: break its lines at spaces
+  // (about 7.5 px a character at the theme's size) and give the extra lines room at the top.
+  function fitTitle(layout, width) {
+    const title = layout.title;
+    if (!title || !title.text || !width) return;
+    const room = Math.max(20, Math.floor(width / 7.5));
+    const lines = [];
+    for (const part of title.text.split("<br>")) {
+      let line = "";
+      for (const word of part.split(" ")) {
+        if (line && (line + " " + word).replace(/<[^>]+>/g, "").length > room) {
+          lines.push(line);
+          line = word;
+        } else {
+          line = line ? line + " " + word : word;
+        }
+      }
+      lines.push(line);
+    }
+    const added = lines.length - title.text.split("<br>").length;
+    if (added <= 0) return;
+    title.text = lines.join("<br>");
+    layout.margin.t += 18 * added;
+    layout.height += 18 * added;
+  }
+
   function draw(container) {
     const figure = JSON.parse(container.querySelector("script.posenc-figure-data").textContent);
     const plot = container.querySelector(".posenc-plot");
@@ -14,6 +40,7 @@
     slider.visible = false;
     figure.layout.margin.b -= space;
     figure.layout.height -= space;
+    fitTitle(figure.layout, plot.clientWidth || container.clientWidth);
 
     const id = container.id + "-slider";
     const controls = document.createElement("div");
