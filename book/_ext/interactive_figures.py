@@ -1,11 +1,13 @@
 """Sphinx extension: load plotly.js only on the pages that have an interactive figure.
 
 A figure made by :mod:`posenc.interactive` reaches the page as a ``<div
-class="posenc-interactive">`` holding its plotly JSON. On those pages, and only
-there, the vendored plotly.js (``book/_static/plotly``, see its SOURCE.txt),
-the script that draws the figures and their stylesheet are added, deferred so
-that the 1.2 MB of plotly.js does not hold up the text. The PDF and EPUB take
-the figures' PNG instead and load no script.
+class="posenc-interactive">`` holding its plotly JSON and a PNG of its first
+frame. On those pages, and only there, the script that draws the figures and
+their stylesheet are added. The script loads the vendored plotly.js
+(``book/_static/plotly``, see its SOURCE.txt), whose address each figure's div
+carries as ``data-plotly``, only when a figure comes near the screen: a reader
+who never scrolls that far does not download its 1.2 MB, and sees the PNG
+until then. The PDF and EPUB take the figures' PNG and load no script.
 
 The figure's third output type, plotly's own JSON, is for JupyterLab;
 myst-nb has no renderer for it and would warn about it on every build, so it
@@ -34,8 +36,9 @@ def drop_plotly_json(app, docname, source):
 def add_plotly(app, pagename, templatename, context, doctree):
     if app.builder.name != "html" or MARKER not in context.get("body", ""):
         return
-    # Added from html-page-context, a file goes into this page only. Deferred scripts run in order.
-    app.add_js_file(PLOTLY, loading_method="defer")
+    plotly = context["pathto"]("_static/" + PLOTLY, 1)
+    context["body"] = context["body"].replace(MARKER, f'{MARKER} data-plotly="{plotly}"')
+    # Added from html-page-context, a file goes into this page only.
     app.add_js_file("posenc-figures.js", loading_method="defer")
     app.add_css_file("posenc-figures.css")
 

@@ -1,7 +1,8 @@
-// Draws the book's interactive figures (made by posenc.interactive) with the vendored plotly.js.
-// Each figure gets a labelled range input under it, which the keyboard and screen readers can
-// move; plotly's own slider, kept in the figure JSON for a running notebook, is hidden here so
-// that the page shows one slider, not two.
+// Draws the book's interactive figures (made by posenc.interactive) with the vendored plotly.js,
+// which it loads only when a figure comes near the screen (book/_ext/interactive_figures.py). Each
+// figure gets a labelled range input under it, which the keyboard and screen readers can move;
+// plotly's own slider, kept in the figure JSON for a running notebook, is hidden here so that the
+// page shows one slider, not two.
 "use strict";
 (function () {
   // A title that is wider than a phone's screen is cut off at both ends: break its lines at spaces
@@ -75,8 +76,42 @@
     });
   }
 
+  // plotly.js (1.2 MB) is loaded once, when the first figure comes within a screen's height of view.
+  let plotly = null;
+  function loadPlotly(url) {
+    if (!plotly) {
+      plotly = new Promise(function (resolve, reject) {
+        const script = document.createElement("script");
+        script.src = url;
+        script.onload = resolve;
+        script.onerror = reject;
+        document.head.append(script);
+      });
+    }
+    return plotly;
+  }
+
   function drawAll() {
-    document.querySelectorAll(".posenc-interactive").forEach(draw);
+    const figures = document.querySelectorAll(".posenc-interactive");
+    const drawn = new Set();
+    function start(container) {
+      if (drawn.has(container)) return;
+      drawn.add(container);
+      loadPlotly(container.dataset.plotly).then(function () { draw(container); });
+    }
+    if (!("IntersectionObserver" in window)) {
+      figures.forEach(start);
+      return;
+    }
+    const observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (entry.isIntersecting) {
+          observer.unobserve(entry.target);
+          start(entry.target);
+        }
+      });
+    }, { rootMargin: "100% 0px" });
+    figures.forEach(function (figure) { observer.observe(figure); });
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", drawAll);
