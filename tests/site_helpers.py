@@ -209,6 +209,8 @@ class PageReport:
     axe_violations: list[dict] | None = None
     ui_strings: list[str] = field(default_factory=list)
     screenshot: Path | None = None
+    # At each phone width (px): how far the page scrolls sideways, and how the article breaks its words.
+    phone: dict[int, dict] = field(default_factory=dict)
 
 
 COLLECT_JS = """
@@ -349,6 +351,7 @@ def visit(
     path: str | None = None,
     screenshot: Path | None = None,
     axe: bool = False,
+    phone_widths: tuple[int, ...] = (),
 ) -> PageReport:
     """Load one page as a reader with no internet would, and record everything the checks need."""
     path = path if path is not None else site_path(docname)
@@ -358,8 +361,6 @@ def visit(
         page.goto(report.url, wait_until="load")
         # MathJax typesets after load; then let late requests (its fonts) finish.
         page.evaluate(MATHJAX_READY_JS)
-        # A reader who scrolls down gets every lazy image (book/_ext/page_weight.py): load them all now.
-        page.evaluate(EAGER_IMAGES_JS)
         page.wait_for_load_state("networkidle")
         page.evaluate("async () => { await document.fonts.ready; }")
         data = page.evaluate(COLLECT_JS)
@@ -379,6 +380,10 @@ def visit(
             page.screenshot(path=str(screenshot), full_page=True)
             report.screenshot = screenshot
         report.hangul = hangul_fonts(context, page)
+        # Last, the same page narrowed to each phone width: the layout follows without a reload.
+        for width in phone_widths:
+            page.set_viewport_size({"width": width, "height": 800})
+            report.phone[width] = page.evaluate(PHONE_JS)
     except Exception as error:  # a timeout or a crash is a problem of this page, not of the run
         report.visit_errors.append(f"{type(error).__name__}: {error}".splitlines()[0])
     finally:
@@ -467,13 +472,12 @@ def search(context, base_url: str, lang: str, term: str) -> tuple[list[str], Pag
     return list(dict.fromkeys(name for name in found if name)), report
 
 
-# Images are lazy (loading="lazy"): they load as the reader scrolls. The checks that judge every image
-# load them all, as a reader who reads the page to its end would.
-EAGER_IMAGES_JS = """async () => {
-  const lazy = [...document.querySelectorAll('img[loading="lazy"]')];
-  lazy.forEach(img => { img.loading = 'eager'; });
-  await Promise.all(lazy.map(img => img.complete ? null : new Promise(done => {
-    img.addEventListener('load', done); img.addEventListener('error', done); })));
+# How far a page scrolls sideways, and how its article breaks words (Korean: between words, keep-all).
+PHONE_JS = """() => {
+  const doc = document.documentElement;
+  const article = document.querySelector('.bd-article');
+  return {over: doc.scrollWidth - doc.clientWidth,
+          wordBreak: article ? getComputedStyle(article).wordBreak : null};
 }"""
 
 

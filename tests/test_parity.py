@@ -157,7 +157,8 @@ def glossary_terms(lang: str) -> set[str]:
     terms = set()
     for term, definition in itertools.pairwise(lines):
         if definition.startswith(": ") and term.strip():
-            match = re.search(r"\(([^()]+)\)\s*$", term)
+            # The English term may end in parentheses itself: "… (multi-head latent attention (MLA))".
+            match = re.search(r"\(((?:[^()]|\([^()]*\))+)\)\s*$", term)
             # Italics mark foreign words (EYD V): "*KV cache*" and "KV cache" are one term.
             terms.add((match.group(1) if match and lang != "en" else term.strip()).replace("*", ""))
     return terms
