@@ -444,7 +444,7 @@ return [
             "causal (query, key) pairs of each rank under load-balanced and under contiguous sharding.",
             "id": "Definisikan `shard_work(seq_len, ranks)`: fungsi ini mengembalikan dua *array* berisi "
             "satu angka untuk setiap *rank*, yaitu banyaknya pasangan (*query*, *key*) kausal setiap "
-            "*rank* pada pembagian seimbang dan pada pembagian berurutan.",
+            "*rank* pada pembagian seimbang dan pada pembagian bersambung.",
             "ko": "`shard_work(seq_len, ranks)`를 정의하라. 랭크마다 숫자 하나씩 담은 배열 두 개를 돌려준다. "
             "부하를 고르게 나눈 분할과 연속 분할에서 각 랭크가 맡는 인과적 (쿼리, 키) 쌍의 수이다.",
         },
@@ -460,7 +460,8 @@ return [
                 "pada kedua pembagian, semua *rank* bersama-sama mengerjakan setiap pasangan kausal, "
                 "seq_len (seq_len + 1) / 2",
                 "pada pembagian seimbang, setiap *rank* mengerjakan beban yang sama",
-                "pada pembagian berurutan, setiap *rank* mengerjakan lebih banyak daripada *rank* sebelumnya",
+                "pada pembagian bersambung, setiap *rank* mengerjakan lebih banyak daripada "
+                "*rank* sebelumnya",
             ),
             "ko": (
                 "두 배열 모두 랭크마다 숫자가 하나씩 있다",
