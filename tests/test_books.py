@@ -50,7 +50,10 @@ def titles(lang: str) -> list[str]:
 
 
 def squeeze(text: str) -> str:
-    return " ".join(text.split())
+    """Whitespace collapsed, and the typographic apostrophe (U+2019) that Sphinx sets read as a plain one."""
+    # pdftotext also puts a space after it ("today' s"); both sides of a comparison are squeezed.
+    plain = re.sub(r"' (?=\w)", "'", text.replace("\u2019", "'").replace("&#8217;", "'"))
+    return " ".join(plain.split())
 
 
 def pdf_text(path: Path, *options: str) -> str:
