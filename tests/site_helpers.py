@@ -351,7 +351,7 @@ def visit(
     path: str | None = None,
     screenshot: Path | None = None,
     axe: bool = False,
-    phone_widths: tuple[int, ...] = (),
+    phone_sizes: tuple[tuple[int, int], ...] = (),
 ) -> PageReport:
     """Load one page as a reader with no internet would, and record everything the checks need."""
     path = path if path is not None else site_path(docname)
@@ -380,9 +380,9 @@ def visit(
             page.screenshot(path=str(screenshot), full_page=True)
             report.screenshot = screenshot
         report.hangul = hangul_fonts(context, page)
-        # Last, the same page narrowed to each phone width: the layout follows without a reload.
-        for width in phone_widths:
-            page.set_viewport_size({"width": width, "height": 800})
+        # Last, the same page narrowed to each phone's screen: the layout follows without a reload.
+        for width, height in phone_sizes:
+            page.set_viewport_size({"width": width, "height": height})
             report.phone[width] = page.evaluate(PHONE_JS)
     except Exception as error:  # a timeout or a crash is a problem of this page, not of the run
         report.visit_errors.append(f"{type(error).__name__}: {error}".splitlines()[0])

@@ -36,14 +36,13 @@ def lazy_images(app, pagename, templatename, context, doctree):
         context["body"] = IMG.sub('<img loading="lazy"', context["body"])
 
 
-def icon_codepoints(css: str, names: set[str]) -> dict[str, int]:
-    """The codepoint of each icon name that the theme's CSS draws."""
-    found = {}
-    for selectors, code in ICON_RULE.findall(css):
-        for name in re.findall(r"\.fa-([a-z0-9-]+):", selectors):
-            if name in names:
-                found[name] = int(code, 16)
-    return found
+def icon_codepoints(css: str, names: set[str]) -> set[int]:
+    """The codepoints that the theme's CSS draws for the icons ``names``."""
+    return {
+        int(code, 16)
+        for selectors, code in ICON_RULE.findall(css)
+        if names & set(re.findall(r"\.fa-([a-z0-9-]+):", selectors))
+    }
 
 
 def write_subset(app, exception):
@@ -56,7 +55,7 @@ def write_subset(app, exception):
     for page in out.rglob("*.html"):
         names |= set(ICON_CLASS.findall(page.read_text(encoding="utf-8")))
     css = (out / "_static/styles/pydata-sphinx-theme.css").read_text(encoding="utf-8")
-    codepoints = set(icon_codepoints(css, names).values())
+    codepoints = icon_codepoints(css, names)
     # The themes' own icons (admonitions, the "on this page" arrow...), written into their CSS as
     # private-use characters or escapes, outside the per-icon .fa-<name>:before rules.
     for sheet in (out / "_static").rglob("*.css"):

@@ -155,6 +155,11 @@ class Generation(NamedTuple):
     positions: torch.Tensor  # (batch, steps): the position each chosen token is fed back at
 
 
+def _as_tensor(value) -> torch.Tensor:
+    """A tensor as it is; a list or NumPy array as a tensor (its dtype is checked by the caller)."""
+    return value if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
+
+
 class _RMSNorm(nn.Module):
     def __init__(self, size: int, eps: float) -> None:
         super().__init__()
@@ -328,8 +333,7 @@ class TinyDecoder(nn.Module):
         ).to(device=device, dtype=self.lm_head.weight.dtype)
 
     def _check_tokens(self, token_ids) -> torch.Tensor:
-        if not isinstance(token_ids, torch.Tensor):
-            token_ids = torch.as_tensor(np.asarray(token_ids))
+        token_ids = _as_tensor(token_ids)
         if token_ids.dtype == torch.bool or token_ids.is_floating_point() or token_ids.is_complex():
             raise TypeError(f"token_ids must be an integer tensor, got dtype {token_ids.dtype}")
         if token_ids.dim() != 2 or token_ids.shape[1] == 0:
@@ -342,7 +346,7 @@ class TinyDecoder(nn.Module):
 
     @staticmethod
     def _integer_tensor(name: str, value, shape: tuple, *, allow_bool: bool = False) -> torch.Tensor:
-        tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
+        tensor = _as_tensor(value)
         if (
             tensor.is_floating_point()
             or tensor.is_complex()
@@ -413,11 +417,7 @@ class TinyDecoder(nn.Module):
         if position_ids is None:
             positions = (seen + torch.arange(seq_len, device=device)).expand(batch, seq_len)
         else:
-            positions = (
-                position_ids
-                if isinstance(position_ids, torch.Tensor)
-                else torch.as_tensor(np.asarray(position_ids))
-            )
+            positions = _as_tensor(position_ids)
             if positions.dim() == 1:
                 positions = self._integer_tensor("position_ids", positions, (seq_len,)).expand(batch, seq_len)
             positions = self._integer_tensor("position_ids", positions, (batch, seq_len)).to(device).long()
@@ -435,9 +435,7 @@ class TinyDecoder(nn.Module):
                 raise ValueError(
                     "pair_mask works without a cache or with an empty one (it covers the new tokens)"
                 )
-            pairs = (
-                pair_mask if isinstance(pair_mask, torch.Tensor) else torch.as_tensor(np.asarray(pair_mask))
-            )
+            pairs = _as_tensor(pair_mask)
             if pairs.dtype != torch.bool:
                 raise TypeError(f"pair_mask must hold booleans, got dtype {pairs.dtype}")
             if pairs.dim() == 2:
