@@ -18,35 +18,35 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 # `make book SOLUTIONS=hidden` builds the same site with every solution left out.
 SOLUTIONS ?= shown
 book: $(BIN)/.installed
-	$(BIN)/python .ci/build_site.py --solutions $(SOLUTIONS)
+	$(BIN)/python tools/build_site.py --solutions $(SOLUTIONS)
 
 # The books to take away, one per edition: _build/pdf/posenc-<lang>.pdf (xelatex) and
 # _build/epub/posenc-<lang>.epub (EPUB 3, math as SVG). `make book` builds both first where TeX is
 # installed, and links them from each edition's landing page and from the site root.
 pdf: $(BIN)/.installed
-	$(BIN)/python .ci/build_site.py --formats pdf
+	$(BIN)/python tools/build_site.py --formats pdf
 
 epub: $(BIN)/.installed
-	$(BIN)/python .ci/build_site.py --formats epub
+	$(BIN)/python tools/build_site.py --formats epub
 
 # Student notebooks of every chapter, without solutions, with answer and check cells:
 # _build/handouts/<lang>/ and _build/handouts/posenc-handouts-<lang>.zip.
 handouts: $(BIN)/.installed
-	$(BIN)/python .ci/strip_solutions.py --handouts
+	$(BIN)/python tools/strip_solutions.py --handouts
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check src tests .ci book/_ext
+	$(BIN)/ruff check src tests tools book/_ext
 
 test: lint book
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env --durations=15 tests book
 
 execute: $(BIN)/.installed
-	$(BIN)/python .ci/execute_notebooks.py book
+	$(BIN)/python tools/execute_notebooks.py book
 
 # One edition alone, e.g. `make edition EDITION=ko`: rebuilds _build/html/ko/ (and the search index).
 EDITION ?= en
 edition: $(BIN)/.installed
-	$(BIN)/python .ci/build_site.py --solutions $(SOLUTIONS) $(EDITION)
+	$(BIN)/python tools/build_site.py --solutions $(SOLUTIONS) $(EDITION)
 
 # The site that `make book` built (built first only if there is none): `make book` ends by saying so.
 serve: $(BIN)/.installed

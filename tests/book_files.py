@@ -1,4 +1,4 @@
-"""Paths of the book that many tests share, and the scripts of .ci/ loaded as modules."""
+"""Paths of the book that many tests share, and the scripts of tools/ loaded as modules."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 
 
 def ci_script(name: str) -> ModuleType:
-    """Import ``.ci/<name>.py``: the scripts there are not a package, and import each other by name."""
-    if str(ROOT / ".ci") not in sys.path:
-        sys.path.insert(0, str(ROOT / ".ci"))
+    """Import ``tools/<name>.py``: the scripts there are not a package, and import each other by name."""
+    if str(ROOT / "tools") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tools"))
     return importlib.import_module(name)
 
 

@@ -1,4 +1,4 @@
-"""Tests of .ci/build_site.py: each edition's configuration is derived from the root _config.yml, and
+"""Tests of tools/build_site.py: each edition's configuration is derived from the root _config.yml, and
 `make book` prints one line per build, a summary, and a failed build's last lines."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def test_landing_page_links_every_edition():
         assert f'href="{lang}/index.html" hreflang="{lang}"' in html
 
 
-# What `make book` prints (.ci/build_site.py's run_builds and build_all), tried on commands that take a
+# What `make book` prints (tools/build_site.py's run_builds and build_all), tried on commands that take a
 # second: one line per build, progress while they run, the logs, the summary, a failure's last lines.
 BUILD_LINE = re.compile(r"^(?P<name>[\w-]+) +(?P<seconds>\d+) s  (?P<what>.+)$")
 

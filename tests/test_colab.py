@@ -3,7 +3,7 @@
 Colab has NumPy, Matplotlib and PyTorch but not the book's helper package, posenc. The first code cell of
 every notebook, tagged ``colab``, installs posenc from the repository named in _config.yml, only when the
 notebook runs on Colab. Elsewhere it prints nothing, so nbval and the hygiene checks are unaffected.
-.ci/colab_cell.py writes that cell; these tests check the cell, the script and every notebook.
+tools/colab_cell.py writes that cell; these tests check the cell, the script and every notebook.
 
 The ``%pip`` magic inside an ``if`` is valid IPython: the kernel turns it into a call of
 ``get_ipython().run_line_magic``, which is what these tests run, with a stand-in for ``get_ipython``.
@@ -136,7 +136,7 @@ def test_first_code_cell_is_the_colab_cell(path):
     assert code, "no code cells"
     first = code[0]
     assert first.source == colab_cell.cell_source(), (
-        f"{path.relative_to(ROOT)} lacks the Colab cell: run `.venv/bin/python .ci/colab_cell.py`"
+        f"{path.relative_to(ROOT)} lacks the Colab cell: run `.venv/bin/python tools/colab_cell.py`"
     )
     assert "colab" in first.metadata.get("tags", []), "tag the Colab cell 'colab'"
     assert first.outputs == [], "the Colab cell must show no output outside Colab"

@@ -1,4 +1,4 @@
-"""The notebook runner behind `make execute` (.ci/execute_notebooks.py)."""
+"""The notebook runner behind `make execute` (tools/execute_notebooks.py)."""
 
 import nbformat
 from book_files import KERNELSPEC, ci_script

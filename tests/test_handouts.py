@@ -1,4 +1,4 @@
-"""Tests of the student handouts (`make handouts`, .ci/strip_solutions.py --handouts).
+"""Tests of the student handouts (`make handouts`, tools/strip_solutions.py --handouts).
 
 The English handouts run, top to bottom with empty answers, in a kernel: every cell that is not an answer
 or a check must run without error, and each check must say "not yet checked" for an empty answer, pass

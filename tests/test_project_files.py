@@ -56,10 +56,21 @@ def test_contributing_guide_covers_languages_outputs_and_licences():
         "make execute",
         "LICENSE-TEXT.md",
         "binder/requirements.txt",
-        ".ci/colab_cell.py",
+        "tools/colab_cell.py",
     ):
         assert needle in guide, needle
     # Every file the guide names in backticks exists (placeholders such as NN_topic aside).
-    for name in re.findall(r"`((?:\.ci|\.github|tests|binder|book)/[\w./-]+)`", guide):
+    for name in re.findall(r"`((?:\.ci|\.github|tests|tools|binder|book)/[\w./-]+)`", guide):
         if "NN_topic" not in name:
             assert (ROOT / name).exists(), f"CONTRIBUTING.md names {name}, which does not exist"
+
+
+def test_ci_folder_holds_only_the_ci_script_and_the_build_tools_are_in_tools():
+    # The book's build tools live in the visible tools/; .ci/ keeps only what CI alone runs.
+    ci = sorted(path.name for path in (ROOT / ".ci").iterdir() if path.name != "__pycache__")
+    assert ci == ["run"], f".ci/ should hold only CI's script, not {ci}"
+    tools = {path.name for path in (ROOT / "tools").glob("*.py")}
+    assert {"build_site.py", "execute_notebooks.py", "strip_solutions.py", "handout_checks.py"} <= tools
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout", 1)[-1] if "## Layout" in readme else readme
+    assert re.search(r"^tools/ ", layout, re.MULTILINE), "README's layout section does not list tools/"

@@ -1,4 +1,4 @@
-"""Tests of .ci/strip_solutions.py, the script that writes student copies without solutions."""
+"""Tests of tools/strip_solutions.py, the script that writes student copies without solutions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of .ci/toc_for_language.py and `make edition`, which build one edition of the book alone."""
+"""Tests of tools/toc_for_language.py and `make edition`, which build one edition of the book alone."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_unknown_language_is_an_error():
 
 @pytest.mark.parametrize("lang", EDITIONS)
 def test_edition_toc_of_the_book_is_valid_and_complete(lang):
-    script = ROOT / ".ci" / "toc_for_language.py"
+    script = ROOT / "tools" / "toc_for_language.py"
     result = subprocess.run([sys.executable, script, lang], capture_output=True, text=True, check=True)
     printed = result.stdout
     assert printed.startswith(f"# The {lang} edition's part of _toc.yml")
@@ -93,6 +93,6 @@ def test_make_edition_builds_one_edition_with_warnings_as_errors():
         text=True,
         check=True,
     ).stdout
-    assert re.search(r"\.ci/build_site\.py( --\S+ \S+)* ko$", commands, re.MULTILINE), commands
-    build_site = (ROOT / ".ci" / "build_site.py").read_text(encoding="utf-8")
+    assert re.search(r"tools/build_site\.py( --\S+ \S+)* ko$", commands, re.MULTILINE), commands
+    build_site = (ROOT / "tools" / "build_site.py").read_text(encoding="utf-8")
     assert '"--warningiserror", "--nitpick", "--keep-going"' in build_site

@@ -1,6 +1,6 @@
 """Sphinx extension: what one edition of the book needs beyond Sphinx's own language support.
 
-Each edition (en, id, ko) is its own Sphinx build with its own ``language`` (see .ci/build_site.py), so
+Each edition (en, id, ko) is its own Sphinx build with its own ``language`` (see tools/build_site.py), so
 Sphinx and the themes already speak it: captions, numbering, search page, previous/next. This adds:
 
 - the language switch: links to this page in the other editions (rendered by the ``lang-switch.html``
@@ -294,7 +294,7 @@ def translate_scripts(app, exception):
 
 def setup(app):
     app.add_config_value("editions", {}, "html", types=[dict])
-    # The edition's PDF and EPUB, where built: {"PDF": "downloads/posenc-en.pdf", ...} (.ci/build_site.py).
+    # The edition's PDF and EPUB, where built: {"PDF": "downloads/posenc-en.pdf", ...} (tools/build_site.py).
     app.add_config_value("downloads", {}, "html", types=[dict])
     # Before Sphinx's own handler (priority 800), which fills in the formats it is not given.
     app.connect("config-inited", own_config_words, priority=100)

@@ -5,9 +5,9 @@ install the helper package ``posenc``. Its first code cell, tagged ``colab``, do
 names the repository and branch of ``repository:`` in _config.yml. Run this script after changing that
 setting (in a fork, say), or to add the cell to a new chapter:
 
-    python .ci/colab_cell.py                 # every notebook under book/
-    python .ci/colab_cell.py book/ko         # some folders or notebooks
-    python .ci/colab_cell.py --check         # change nothing; exit 1 if a notebook is not up to date
+    python tools/colab_cell.py                 # every notebook under book/
+    python tools/colab_cell.py book/ko         # some folders or notebooks
+    python tools/colab_cell.py --check         # change nothing; exit 1 if a notebook is not up to date
 
 A new cell is inserted before the first code cell and the execution counts after it are shifted by one, as
 a clean run would number them (the cell prints nothing outside Colab), so `make execute` is not needed for

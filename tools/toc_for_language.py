@@ -2,10 +2,10 @@
 
 _toc.yml has one part per language, each starting with the edition's index page, whose numbered sections
 are the chapters. An edition's table keeps only the part of its language, with its index page as the
-root. `.ci/build_site.py` writes it, with paths relative to ``book/<lang>``, for each edition's build;
+root. `tools/build_site.py` writes it, with paths relative to ``book/<lang>``, for each edition's build;
 this script prints it (paths from the repository root) for a reader who wants to see it:
 
-    python .ci/toc_for_language.py ko
+    python tools/toc_for_language.py ko
 """
 
 from __future__ import annotations
@@ -70,10 +70,10 @@ def edition_toc(toc: dict, lang: str) -> dict:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        raise SystemExit("usage: python .ci/toc_for_language.py LANG   (en, id or ko)")
+        raise SystemExit("usage: python tools/toc_for_language.py LANG   (en, id or ko)")
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     edition = toc_for_language(toc, argv[0])
-    print(f"# The {argv[0]} edition's part of _toc.yml (.ci/toc_for_language.py).")
+    print(f"# The {argv[0]} edition's part of _toc.yml (tools/toc_for_language.py).")
     print(yaml.safe_dump(edition, sort_keys=False, allow_unicode=True), end="")
     return 0
 

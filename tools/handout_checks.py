@@ -1,6 +1,6 @@
 """What a student handout adds after each exercise: an answer prompt and, for some exercises, a check.
 
-``.ci/strip_solutions.py --handouts`` reads this table. ``WORDS`` holds each edition's prompts and
+``tools/strip_solutions.py --handouts`` reads this table. ``WORDS`` holds each edition's prompts and
 verdicts; ``CHECKS`` holds, by exercise label without its language suffix, a check cell's code (the same
 in every edition) and its sentences in each language.
 
