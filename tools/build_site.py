@@ -46,6 +46,8 @@ import yaml
 from strip_solutions import build_handouts, zip_name
 from toc_for_language import edition_toc
 
+from posenc.words import message
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "_build"
 SITE = BUILD / "html"
@@ -70,7 +72,7 @@ def editions(config: dict) -> dict[str, dict]:
 # polyglossia (hyphenation, LaTeX's words: "Bab", "Daftar Isi") and keep their quotes and brackets in
 # the Latin font; Korean sets its words with kotex's own option (polyglossia's Korean would set Latin
 # letters in the Hangul font), and its chapter heads with the class's plain style, since fncychap's
-# would print "제 1" without its "장".
+# would print the chapter's number without the counter word that follows it in Korean.
 HANGUL = (
     "\\setmainhangulfont{NanumMyeongjo}\n\\setsanshangulfont{NanumGothic}\n"
     "\\setmonohangulfont{NanumGothicCoding}\n"
@@ -81,21 +83,13 @@ LATEX_BY_LANGUAGE = {
     "id": LATIN_TEXT,
     "ko": {"polyglossia": "", "fncychap": "", "preamble": "\\usepackage[hangul]{kotex}\n" + HANGUL},
 }
-# polyglossia's Indonesian and kotex name figures and tables "Gambar", "그림" after Sphinx has set its
-# "Gambar " with a space: the space goes between the name and the number again.
+# polyglossia's Indonesian and kotex name figures and tables (in Indonesian "Gambar") after Sphinx has
+# set its "Gambar " with a space: the space goes between the name and the number again.
 CAPTION_SPACE = (
     "\\makeatletter\\AtBeginDocument{\\def\\fnum@figure{\\figurename~\\thefigure}"
     "\\def\\fnum@table{\\tablename~\\thetable}}\\makeatother\n"
 )
 BOOK_FORMATS = {"pdf": ["--builder", "pdflatex"], "epub": ["--builder", "custom", "--custom-builder", "epub"]}
-# The word before the book's version on the PDF's title page and running heads, where Sphinx prints
-# its software word "Release" ("Rilis", "릴리스"). The version is a dotted number (0.1.0), and a book
-# that carries one prints the plain word for it, as open textbooks do ("Version 2.0.17"): "Edition",
-# "Edisi" and "판" are counted ("Second Edition", "Edisi Kedua", "제2판") and do not take 0.1.0.
-VERSION_WORD = {"en": "Version", "id": "Versi", "ko": "버전"}
-# The date on the title page as each language writes it ("2 December 2026", "2 Desember 2026",
-# "2026년 12월 2일"), not Sphinx's default "%b %d, %Y", which gives "Des 02, 2026" in Indonesian.
-DATE_FORMAT = {"en": "%-d %B %Y", "id": "%-d %B %Y", "ko": "%Y년 %-m월 %-d일"}
 
 
 def book_settings(lang: str, book_format: str) -> dict:
@@ -106,10 +100,17 @@ def book_settings(lang: str, book_format: str) -> dict:
         return {
             "version": version,
             "release": version,
-            "today_fmt": DATE_FORMAT[lang],
+            # The date on the title page as each language writes it ("2 December 2026", "2 Desember 2026"),
+            # not Sphinx's default "%b %d, %Y", which gives "Des 02, 2026" in Indonesian.
+            "today_fmt": message("pdf.date_format", lang),
             "latex_elements": {
                 "papersize": "a4paper",
-                "releasename": VERSION_WORD[lang],
+                # The word before the version on the title page and running heads, where Sphinx prints its
+                # software word "Release" ("Rilis" in Indonesian). The version is a dotted number (0.1.0),
+                # and a book that carries one prints the plain word for it, as open textbooks do ("Version
+                # 2.0.17"): "Edition" and its translations are counted ("Second Edition", "Edisi Kedua")
+                # and do not take 0.1.0.
+                "releasename": message("pdf.version_word", lang),
                 **LATEX_BY_LANGUAGE[lang],
                 "preamble": LATEX_BY_LANGUAGE[lang]["preamble"] + (CAPTION_SPACE if lang != "en" else ""),
                 # A long line of code or output that has no space to break at is broken anyway.

@@ -21,116 +21,23 @@ from bs4 import BeautifulSoup
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from posenc.words import LANGUAGES, message, messages
+
+# The language the installed packages' messages, and so the book's message keys' English texts, are in.
+SOURCE_LANGUAGE = "en"
 # Words that no installed catalog translates into Indonesian or Korean, or translates badly (the
 # theme's Korean renders "By" as a particle and "Launch" as a dictionary verb, its Indonesian
-# previous/next as "sebelum"/"berikut"). The templates in book/_templates mark the theme's
-# hard-coded English for translation, and it is translated here.
+# previous/next as "sebelum"/"berikut"): the messages ``site.*`` of posenc/locale/<lang>.po, by the
+# English text that the packages and the templates ask for. The templates in book/_templates mark the
+# theme's hard-coded English for translation, and it is translated here.
 OWN_MESSAGES = {
-    "id": {
-        "Read this page in": "Baca halaman ini dalam",
-        "Download this edition:": "Unduh edisi ini:",
-        "Fig. %s": "Gambar %s",
-        "Search this book...": "Cari di buku ini...",
-        "Toggle hidden content": "Tampilkan atau sembunyikan isi",
-        "Please activate JavaScript to enable the search functionality.": (
-            "Aktifkan JavaScript agar pencarian dapat digunakan."
-        ),
-        "Show or hide the chapters": "Tampilkan atau sembunyikan bab",
-        "Toggle primary sidebar": "Buka atau tutup bilah samping utama",
-        "Toggle secondary sidebar": "Buka atau tutup bilah samping kedua",
-        "Main": "Navigasi utama",
-        "Page": "Isi halaman",
-        "Launch interactive content": "Jalankan konten interaktif",
-        "Version warning": "Peringatan versi",
-        "logo": "(logo)",
-        "Launch": "Jalankan",
-        "Launch on": "Jalankan di",
-        "previous": "Sebelumnya",
-        "next": "Berikutnya",
-        "previous page": "halaman sebelumnya",
-        "next page": "halaman berikutnya",
-        "Skip to main content": "Langsung ke konten utama",
-        "Back to top": "Kembali ke atas",
-        "Breadcrumb": "Jejak navigasi",
-        "Home": "Beranda",
-        "On this page": "Di halaman ini",
-        "Contents": "Daftar isi",
-        "Section Navigation": "Navigasi bagian",
-        "Site navigation": "Navigasi situs",
-        "Color mode": "Mode warna",
-        "Light": "Terang",
-        "Dark": "Gelap",
-        "System Settings": "Pengaturan sistem",
-        "Link to this heading": "Tautan ke judul ini",
-        "Link to this image": "Tautan ke gambar ini",
-        "Link to this equation": "Tautan ke persamaan ini",
-        "Page not found": "Halaman tidak ditemukan",
-        "The page you asked for is not in this edition of the book.": (
-            "Halaman yang Anda cari tidak ada di edisi buku ini."
-        ),
-        "Go to the table of contents": "Buka daftar isi",
-        "Search": "Cari",
-        "Search this book": "Cari di buku ini",
-        "Searching needs the site to be served over HTTP (make serve).": (
-            "Pencarian hanya berjalan bila situs dilayani lewat HTTP (make serve)."
-        ),
-    },
-    "ko": {
-        "Read this page in": "이 페이지를 다른 언어로 읽기",
-        "Download this edition:": "이 언어판 내려받기:",
-        "Search this book...": "이 책에서 검색...",
-        "Toggle hidden content": "숨긴 내용 펼치기/접기",
-        "Solution to": "풀이",  # sphinx-exercise's catalog says 해답; the book says 풀이
-        "Please activate JavaScript to enable the search functionality.": (
-            "검색 기능을 쓰려면 JavaScript를 켜 주세요."
-        ),
-        "previous page": "이전 페이지",
-        "next page": "다음 페이지",
-        "Show or hide the chapters": "장 목록 펼치기 또는 접기",
-        "Toggle primary sidebar": "왼쪽 사이드바 열기/닫기",
-        "Toggle secondary sidebar": "오른쪽 사이드바 열기/닫기",
-        "Main": "주 탐색",
-        "Page": "페이지 목차",
-        "Launch interactive content": "대화형 실행 환경 열기",
-        "Version warning": "버전 경고",
-        "logo": "로고",
-        "By": "지은이:",
-        "Launch": "실행",
-        "Launch on": "실행:",
-        "Skip to main content": "본문으로 건너뛰기",
-        "Back to top": "맨 위로",
-        "Breadcrumb": "이동 경로",
-        "Home": "홈",
-        "On this page": "이 페이지의 내용",
-        "Contents": "목차",
-        "Section Navigation": "섹션 탐색",
-        "Site navigation": "사이트 탐색",
-        "Color mode": "색상 모드",
-        "Light": "밝게",
-        "Dark": "어둡게",
-        "System Settings": "시스템 설정",
-        "Fullscreen mode": "전체 화면으로 보기",
-        "Link to this heading": "이 제목으로 가는 링크",
-        "Link to this image": "이 그림으로 가는 링크",
-        "Link to this equation": "이 수식으로 가는 링크",
-        "Page not found": "페이지를 찾을 수 없습니다",
-        "The page you asked for is not in this edition of the book.": "찾으시는 페이지가 이 판에 없습니다.",
-        "Go to the table of contents": "목차로 가기",
-        "Search": "검색",
-        "Search this book": "이 책에서 검색",
-        "Searching needs the site to be served over HTTP (make serve).": (
-            "검색은 사이트를 HTTP로 띄웠을 때만 동작합니다(make serve)."
-        ),
-    },
+    lang: {messages("site", SOURCE_LANGUAGE)[name]: text for name, text in messages("site", lang).items()}
+    for lang in LANGUAGES
+    if lang != SOURCE_LANGUAGE
 }
-PROOF_WORD = {"id": "Bukti", "ko": "증명"}
 # sphinx-copybutton's tooltips: its script knows en, es, de, fr, ru, zh-CN and it, and picks by <html lang>.
-COPY_BUTTON = {
-    "id": {"copy": "Salin", "copy_to_clipboard": "Salin ke papan klip", "copy_success": "Tersalin!",
-           "copy_failure": "Gagal menyalin"},
-    "ko": {"copy": "복사", "copy_to_clipboard": "클립보드에 복사", "copy_success": "복사했습니다!",
-           "copy_failure": "복사하지 못했습니다"},
-}  # fmt: skip
+# These are the names of its messages, in the order of its script.
+COPY_BUTTON = ("copy", "copy_to_clipboard", "copy_success", "copy_failure")
 CATALOGS = ("sphinx", "booktheme", "exercise", "proof", "togglebutton")
 
 
@@ -149,25 +56,20 @@ class _Messages(gettext.NullTranslations):
         return self._fallback.gettext(message) if self._fallback else message
 
 
-# Caption formats that Sphinx translates when the configuration is read (before the catalogs above).
-NUMFIG_MESSAGES = {
-    "figure": "Fig. %s",
-    "table": "Table %s",
-    "code-block": "Listing %s",
-    "section": "Section %s",
-}
-
-
 def own_config_words(app, config):
     """Words that become settings before any catalog is read: caption formats and the search box.
 
     Sphinx's Indonesian catalog captions figures "Gambar. 2.1"; Jupyter Book sets the search box's
     placeholder in English.
     """
-    messages = OWN_MESSAGES.get(config.language, {})
-    own = {kind: messages[message] for kind, message in NUMFIG_MESSAGES.items() if message in messages}
-    config.numfig_format = {**own, **config.numfig_format}
+    lang = config.language
+    if lang not in OWN_MESSAGES:
+        return
+    # Of the caption formats that Sphinx translates when the configuration is read (before the
+    # catalogs), the figure's alone is the book's own.
+    config.numfig_format = {"figure": message("site.figure_number", lang), **config.numfig_format}
     options = config.html_theme_options
+    messages = OWN_MESSAGES[lang]
     if options.get("search_bar_text") in messages:
         config.html_theme_options = {**options, "search_bar_text": messages[options["search_bar_text"]]}
 
@@ -190,14 +92,15 @@ class ProofInTheEditionLanguage(SphinxPostTransform):
     default_priority = 1
 
     def run(self, **kwargs):
-        word = PROOF_WORD.get(self.config.language)
-        if word is None:
+        if self.config.language not in OWN_MESSAGES:
             return
+        english = message("site.text.proof", SOURCE_LANGUAGE)
+        word = message("site.text.proof", self.config.language)
         for proof in self.document.findall(nodes.admonition):
             if "proof" in proof["classes"]:
                 for text in proof.findall(nodes.Text):
-                    if text.startswith("Proof. "):
-                        text.parent.replace(text, nodes.Text(word + text[len("Proof") :]))
+                    if text.startswith(f"{english}. "):
+                        text.parent.replace(text, nodes.Text(word + text[len(english) :]))
                     break
 
 
@@ -231,7 +134,7 @@ def note_twin_sources(app, doctree):
 
 
 def add_language_context(app, pagename, templatename, context, doctree):
-    context["language_switch_label"] = sphinx.locale.get_translation("sphinx")("Read this page in")
+    context["language_switch_label"] = message("site.language_switch", app.config.language)
     context["language_links"] = links = twin_pages(app, pagename) if is_site(app) else []
     context["downloads"] = app.config.downloads if pagename == app.config.root_doc else {}
     context["metatags"] = context.get("metatags", "") + "".join(
@@ -244,7 +147,7 @@ def name_sidebar_toggles(app, pagename, templatename, context, doctree):
     generate = context.get("generate_toctree_html")
     if generate is None:
         return
-    label = sphinx.locale.get_translation("sphinx")("Show or hide the chapters")
+    label = message("site.sidebar_toggle", app.config.language)
 
     def generate_named(kind, *args, **kwargs):
         html = generate(kind, *args, **kwargs)
@@ -268,19 +171,20 @@ def not_found_page(app):
     """A 404 page in the edition's language (book/_templates/404.html)."""
     if not is_site(app):
         return
-    yield "404", {"title": sphinx.locale.get_translation("sphinx")("Page not found")}, "404.html"
+    yield "404", {"title": message("site.not_found_title", app.config.language)}, "404.html"
 
 
 def translate_scripts(app, exception):
     """The words that the copy and toggle buttons' scripts hard-code, in the edition's language."""
     lang = app.config.language
-    if exception is not None or lang not in COPY_BUTTON or not is_site(app):
+    if exception is not None or lang not in OWN_MESSAGES or not is_site(app):
         return
-    entries = ", ".join(f"'{key}': '{value}'" for key, value in COPY_BUTTON[lang].items())
-    toggle = OWN_MESSAGES[lang]["Toggle hidden content"]
+    words = messages("site.copybutton", lang)
+    entries = ", ".join(f"'{name}': '{words[name]}'" for name in COPY_BUTTON)
+    toggle = [message("site.toggle_hidden", language) for language in (SOURCE_LANGUAGE, lang)]
     replacements = {
         "copybutton.js": ("const messages = {\n", f"const messages = {{\n  '{lang}': {{{entries}}},\n"),
-        "togglebutton.js": ('aria-label="Toggle hidden content"', f'aria-label="{toggle}"'),
+        "togglebutton.js": tuple(f'aria-label="{text}"' for text in toggle),
     }
     for name, (old, new) in replacements.items():
         script = Path(app.outdir) / "_static" / name
