@@ -145,7 +145,11 @@ def index_unreachable() -> str:
     """Why pip cannot reach the package index from here, or "" if it can."""
     probe = ["index", "versions", "numpy", "--retries", "1", "--timeout", "15"]
     done = run([sys.executable, "-m", "pip", *probe])
-    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["no answer"])[-1]
+    if done.returncode == 0:
+        return ""
+    lines = done.stderr.strip().splitlines() or ["no answer"]
+    # pip's retry warning names the connection error (credentials in the address come out as ****).
+    return next((line for line in lines if "connection" in line.lower()), lines[-1])
 
 
 def pinned_constraints(path: Path) -> Path:
