@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 from posenc import experiment as ex
 from posenc import experiment_figures
 from posenc import results as R
+from posenc.words import message
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def test_figures_of_the_experiment(few_results, lang):
     dots = [c.get_offsets() for c in lengths.axes[0].collections]
     assert len(dots) == 5 * 3 + 1 and all(len(d) == 2 for d in dots)
     cells = [text.get_text() for text in table.axes[0].texts]
-    assert len(cells) == 6 * 6 and cells.count(experiment_figures._EXPERIMENT_LABELS[lang]["no_rows"]) == 4
+    assert len(cells) == 6 * 6 and cells.count(message("plot.experiment.no_rows", lang)) == 4
     first = [r.accuracy(16) for r in few_results.select("main", task="order", position="none")]
     assert cells[0] == f"{100 * np.mean(first):.0f}\n{100 * min(first):.0f}-{100 * max(first):.0f}"
     # Rescaling: a scatter per recipe and length (two seeds each), a mean bar each, the 50 % line.

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from posenc._figure import check_lang, finish
+from posenc.words import messages
 
 __all__ = [
     "experiment_curves",
@@ -21,86 +22,16 @@ __all__ = [
     "experiment_table",
 ]
 
-_EXPERIMENT_LABELS = {
-    "en": {
-        "order": "order: is the first token smaller than the last?",
-        "relative": "relative: is the copy 3 steps back?",
-        "curves": "Learning curves: accuracy on each new training batch, every seed",
-        "step": "training step",
-        "accuracy": "accuracy",
-        "lengths": "Accuracy against test length (trained on lengths 8 to 16): mean and every seed",
-        "length": "test length (tokens)",
-        "half": "50%",
-        "table": "Test accuracy (%): mean over the seeds [lowest-highest]",
-        "no_rows": "no rows",
-        "short": {"order": "order", "relative": "relative"},
-        "rescaling": "RoPE on the relative task read with chapter 7's recipes (s = 4): every seed",
-        "rescaled": "as trained, no further training",
-        "fine-tuned": "after a fine-tune of {steps} steps at 32-64 tokens",
-        "recipe": "recipe",
-        "recipes": {"none": "none", "linear": "PI", "ntk": "NTK", "dynamic": "dynamic\nNTK",
-                    "yarn": "YaRN\n(code)", "yarn-paper": "YaRN\n(paper)", "llama3": "llama3"},
-        "distances": "Which distance do the RoPE models answer \"yes\" to? (32 tokens, every seed)",
-        "distance": "distance from the last token to its copy",
-        "yes": "share of \"yes\" answers",
-        "probes": {"none": "as trained", "linear": "PI (s = 4)", "pi-fastest": "PI on the fastest pair only"},
-    },
-    "id": {
-        "order": "urutan: apakah token pertama lebih kecil daripada token terakhir?",
-        "relative": "relatif: apakah salinannya 3 langkah di belakang?",
-        "curves": "Kurva belajar: akurasi pada setiap batch pelatihan baru, semua seed",
-        "step": "langkah pelatihan",
-        "accuracy": "akurasi",
-        "lengths": "Akurasi terhadap panjang uji (dilatih pada panjang 8 sampai 16): rerata dan setiap seed",
-        "length": "panjang uji (token)",
-        "half": "50%",
-        "table": "Akurasi uji (%): rerata atas seed [terendah-tertinggi]",
-        "no_rows": "tanpa baris",
-        "short": {"order": "urutan", "relative": "relatif"},
-        "rescaling": "RoPE pada tugas relatif dengan resep Bab 7 (s = 4): setiap seed",
-        "rescaled": "apa adanya, tanpa pelatihan lagi",
-        "fine-tuned": "setelah fine-tuning {steps} langkah pada 32-64 token",
-        "recipe": "resep",
-        "recipes": {"none": "asli", "linear": "PI", "ntk": "NTK", "dynamic": "NTK\ndinamis",
-                    "yarn": "YaRN\n(kode)", "yarn-paper": "YaRN\n(makalah)", "llama3": "llama3"},
-        "distances": "Pada jarak berapa model RoPE menjawab \"ya\"? (32 token, setiap seed)",
-        "distance": "jarak dari token terakhir ke salinannya",
-        "yes": "proporsi jawaban \"ya\"",
-        "probes": {
-            "none": "seperti dilatih",
-            "linear": "PI (s = 4)",
-            "pi-fastest": "PI hanya pada pasangan tercepat",
-        },
-    },
-    "ko": {
-        "order": "순서: 첫 토큰이 마지막 토큰보다 작은가?",
-        "relative": "상대 위치: 같은 토큰이 3칸 앞에 있는가?",
-        "curves": "학습 곡선: 새 학습 배치마다 잰 정확도, 모든 시드",
-        "step": "학습 단계",
-        "accuracy": "정확도",
-        "lengths": "테스트 길이에 따른 정확도 (길이 8~16으로 학습): 평균과 각 시드",
-        "length": "테스트 길이 (토큰 수)",
-        "half": "50%",
-        "table": "테스트 정확도 (%): 시드 평균 [최저-최고]",
-        "no_rows": "행 없음",
-        "short": {"order": "순서", "relative": "상대 위치"},
-        "rescaling": "7장의 방법을 적용한 상대 위치 과제의 RoPE 모델 (s = 4): 모든 시드",
-        "rescaled": "추가 학습 없이",
-        "fine-tuned": "토큰 32~64개로 {steps}단계 미세 조정한 뒤",
-        "recipe": "방법",
-        "recipes": {"none": "그대로", "linear": "PI", "ntk": "NTK", "dynamic": "동적\nNTK",
-                    "yarn": "YaRN\n(코드)", "yarn-paper": "YaRN\n(논문)", "llama3": "llama3"},
-        "distances": "RoPE 모델은 어느 거리에서 \"예\"라고 답하는가? (토큰 32개, 모든 시드)",
-        "distance": "마지막 토큰에서 복사본까지의 거리",
-        "yes": "\"예\" 답의 비율",
-        "probes": {"none": "학습한 그대로", "linear": "PI (s = 4)", "pi-fastest": "가장 빠른 쌍에만 PI"},
-    },
-}
-
 
 def _experiment_text(lang: str) -> dict:
+    """The figures' words in ``lang``: the messages plot.experiment.* of posenc/locale/<lang>.po."""
     check_lang(lang)  # the same check, and the same message, as every other figure
-    return _EXPERIMENT_LABELS[lang]
+    return {
+        **messages("plot.experiment", lang),
+        "short": messages("plot.experiment.short", lang),  # by task
+        "recipes": messages("plot.experiment.recipes", lang),  # by rescaling recipe
+        "probes": messages("plot.experiment.probes", lang),  # by probe of the distance study
+    }
 
 
 def _groups(results, study: str, by: str) -> dict:

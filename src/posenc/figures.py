@@ -16,6 +16,7 @@ from posenc.encoding import frequencies, sinusoidal_encoding
 from posenc.relative import alibi_bias, alibi_slopes, t5_relative_bucket
 from posenc.rope import rope_decay_bound, rope_frequencies
 from posenc.scaling import scaled_frequencies
+from posenc.words import messages
 
 __all__ = [
     "alibi",
@@ -29,73 +30,9 @@ __all__ = [
     "waves",
 ]
 
-# Titles and axis labels use matplotlib's mathtext ($...$) for symbols, so that
-# omega_i, d_model and the like render as in the text. Templates are filled in
-# with str.format, hence the doubled braces inside the mathtext.
-_LABELS = {
-    "en": {
-        "heatmap": "Sinusoidal positional encoding",
-        "heatmap_split": "Sinusoidal positional encoding: sine columns left, cosine columns right",
-        "position": r"position ($\mathrm{pos}$)",
-        "dimension": "dimension (column)",
-        "value": "value",
-        "waves": "Selected dimensions as waves over position",
-        "dim": "dimension {j}",
-        "wavelengths": r"Wavelength $2\pi/\omega_i$ of each frequency pair ($d_{{\mathrm{{model}}}} = {d}$)",
-        "pair": r"pair index $i$",
-        "wavelength": "wavelength (positions, log scale)",
-        "dots": r"$\mathrm{{PE}}(p) \cdot \mathrm{{PE}}(p + k)$ depends only on the offset $k$",
-        "offset": r"offset $k$",
-        "dot": "dot product",
-        "p": r"$p = {p}$",
-        "circle": (
-            r"Pair $i = {i}$: each time $\mathrm{{pos}}$ grows by 1,"  # two lines: the figure is narrow
-            "\n"
-            r"the point turns by $\omega_{{{i}}}$"
-        ),
-    },
-    "id": {
-        "heatmap": "Positional encoding sinusoidal",
-        "heatmap_split": "Positional encoding sinusoidal: kolom sinus di kiri, kosinus di kanan",
-        "position": r"posisi ($\mathrm{pos}$)",
-        "dimension": "dimensi (kolom)",
-        "value": "nilai",
-        "waves": "Beberapa dimensi sebagai gelombang terhadap posisi",
-        "dim": "dimensi {j}",
-        "wavelengths": (
-            r"Panjang gelombang $2\pi/\omega_i$ tiap pasangan frekuensi ($d_{{\mathrm{{model}}}} = {d}$)"
-        ),
-        "pair": r"indeks pasangan $i$",
-        "wavelength": "panjang gelombang (posisi, skala log)",
-        "dots": r"$\mathrm{{PE}}(p) \cdot \mathrm{{PE}}(p + k)$ hanya bergantung pada selisih $k$",
-        "offset": r"selisih $k$",
-        "dot": "hasil kali titik",
-        "p": r"$p = {p}$",
-        "circle": (
-            r"Pasangan $i = {i}$: setiap $\mathrm{{pos}}$ bertambah 1,"
-            "\n"
-            r"titik berputar sebesar $\omega_{{{i}}}$"
-        ),
-    },
-    "ko": {
-        "heatmap": "사인파 위치 인코딩",
-        "heatmap_split": "사인파 위치 인코딩: 왼쪽은 사인 열, 오른쪽은 코사인 열",
-        "position": r"위치 ($\mathrm{pos}$)",
-        "dimension": "차원 (열)",
-        "value": "값",
-        "waves": "위치에 따른 몇몇 차원의 파형",
-        "dim": "{j}번 차원",
-        "wavelengths": r"주파수 쌍별 파장 $2\pi/\omega_i$ ($d_{{\mathrm{{model}}}} = {d}$)",
-        "pair": r"쌍 번호 $i$",
-        "wavelength": "파장 (위치 단위, 로그 눈금)",
-        "dots": r"$\mathrm{{PE}}(p) \cdot \mathrm{{PE}}(p + k)$는 간격 $k$에만 달려 있다",
-        "offset": r"간격 $k$",
-        "dot": "내적",
-        "p": r"$p = {p}$",
-        "circle": r"{i}번 쌍: $\mathrm{{pos}}$가 1 늘 때마다 점이 $\omega_{{{i}}}$만큼 돈다",
-    },
-}
-
+# Titles and axis labels, the messages plot.figures.* of posenc/locale/<lang>.po, use matplotlib's
+# mathtext ($...$) for symbols, so that omega_i, d_model and the like render as in the text. Templates
+# are filled in with str.format, hence the doubled braces inside the mathtext.
 # Axis labels of the circle figure and of the two blocks of the split heatmap:
 # pure mathtext, the same in every language.
 _SIN = r"$\sin(\mathrm{{pos}}\,\omega_{{{i}}})$"
@@ -105,7 +42,7 @@ _LAYOUTS = ("interleaved", "split")
 
 def _labels(lang: str) -> dict:
     check_lang(lang)
-    return _LABELS[lang]
+    return messages("plot.figures", lang)
 
 
 def heatmap(num_positions: int = 64, d_model: int = 128, *, layout: str = "interleaved", lang: str = "en"):
@@ -228,75 +165,6 @@ def circle(pair: int = 0, d_model: int = 8, num_positions: int = 6, *, lang: str
         ylim=(-1.3, 1.3),
     )
     return finish(fig)
-
-
-# Figures of the chapters on relative positions, RoPE and long context.
-_LABELS["en"].update(
-    {
-        "decay": r"Long-term decay of RoPE: the bound on the score ($d = {d}$)",
-        "distance": r"relative distance $m - n$",
-        "bound": r"relative bound $\frac{{1}}{{d/2}}\sum_j |S_j|$",
-        "alibi": r"ALiBi: the bias $-m\,|i - j|$ added to the attention logits",
-        "alibi_head": r"head {h}, slope $m = {m:.4g}$",
-        "query": r"query position $i$",
-        "key": r"key position $j$",
-        "bias": "bias",
-        "t5": "T5 relative position buckets ({n} buckets, max distance {m})",
-        "relative": r"relative position $j - i$ (key minus query)",
-        "bucket": "bucket",
-        "bidirectional": "encoder (bidirectional)",
-        "unidirectional": "decoder (causal)",
-        "scaling": r"Rescaled frequencies $\theta'_i/\theta_i$ for a context $s = {s:g}$ times longer",
-        "ratio": r"$\theta'_i/\theta_i$",
-        "linear": "position interpolation (linear)",
-        "ntk": "NTK-aware",
-        "yarn": r"YaRN ($L = {L}$)",
-    }
-)
-_LABELS["id"].update(
-    {
-        "decay": r"Peluruhan jangka panjang RoPE: batas atas skor ($d = {d}$)",
-        "distance": r"jarak relatif $m - n$",
-        "bound": r"batas relatif $\frac{{1}}{{d/2}}\sum_j |S_j|$",
-        "alibi": r"ALiBi: bias $-m\,|i - j|$ yang ditambahkan ke logit attention",
-        "alibi_head": r"head {h}, kemiringan $m = {m:.4g}$",
-        "query": r"posisi query $i$",
-        "key": r"posisi key $j$",
-        "bias": "bias",
-        "t5": "Bucket posisi relatif T5 ({n} bucket, jarak maksimum {m})",
-        "relative": r"posisi relatif $j - i$ (key dikurangi query)",
-        "bucket": "bucket",
-        "bidirectional": "encoder (dua arah)",
-        "unidirectional": "decoder (kausal)",
-        "scaling": r"Frekuensi baru $\theta'_i/\theta_i$ untuk konteks $s = {s:g}$ kali lebih panjang",
-        "ratio": r"$\theta'_i/\theta_i$",
-        "linear": "interpolasi posisi (linear)",
-        "ntk": "NTK-aware",
-        "yarn": r"YaRN ($L = {L}$)",
-    }
-)
-_LABELS["ko"].update(
-    {
-        "decay": r"회전 위치 임베딩의 장기 감쇠: 점수의 상한 ($d = {d}$)",
-        "distance": r"상대 거리 $m - n$",
-        "bound": r"상대 상한 $\frac{{1}}{{d/2}}\sum_j |S_j|$",
-        "alibi": r"ALiBi: 어텐션 로짓에 더하는 편향 $-m\,|i - j|$",
-        "alibi_head": r"헤드 {h}, 기울기 $m = {m:.4g}$",
-        "query": r"쿼리 위치 $i$",
-        "key": r"키 위치 $j$",
-        "bias": "편향",
-        "t5": "T5의 상대 위치 버킷 (버킷 {n}개, 최대 거리 {m})",
-        "relative": r"상대 위치 $j - i$ (키 위치에서 쿼리 위치를 뺀 값)",
-        "bucket": "버킷",
-        "bidirectional": "인코더 (양방향)",
-        "unidirectional": "디코더 (인과적)",
-        "scaling": r"문맥을 $s = {s:g}$배로 늘릴 때 바뀐 주파수 $\theta'_i/\theta_i$",
-        "ratio": r"$\theta'_i/\theta_i$",
-        "linear": "위치 보간(선형)",
-        "ntk": "NTK-aware",
-        "yarn": r"YaRN ($L = {L}$)",
-    }
-)
 
 
 def rope_decay(dim: int = 128, max_distance: int = 256, *, base: float = 10000.0, lang: str = "en"):

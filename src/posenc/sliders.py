@@ -16,6 +16,7 @@ from posenc._figure import check_lang
 from posenc.encoding import frequencies, sinusoidal_encoding
 from posenc.interactive import SLIDER_SPACE, InteractiveFigure, rounded
 from posenc.rope import rope_decay_bound
+from posenc.words import messages
 
 __all__ = ["BASES", "ROPE_BASES", "base_slider", "rope_slider", "rotation_slider"]
 
@@ -26,103 +27,12 @@ _GREY, _BLUE, _ORANGE = "#999999", "#1f77b4", "#ff7f0e"
 # Below the plot: the x-axis title, then plotly's slider (hidden on the site, whose script puts a
 # labelled range input under the figure instead).
 _AXIS_SPACE = 60
-_MOVING_LABELS = {
-    "en": {
-        "shift": (
-            "In every pair, PE(pos + k) is PE(pos) turned by k·ω<sub>i</sub><br>(d_model = {d}, pos = {pos})"
-        ),
-        "shift_pair": "pair i = {i}, ω = {omega}",
-        "shift_label": "offset k",
-        "shift_name": (
-            "Interactive figure: PE(pos) and PE(pos + k) on the unit circles of pairs {pairs} "
-            "of a {d}-dimensional encoding; a slider sets k from 0 to {k}."
-        ),
-        "base": "The base b sets the wavelengths (top)<br>and PE(p)·PE(p + k) (bottom), d_model = {d}",
-        "base_label": "base b",
-        "base_name": (
-            "Interactive figure: the wavelength of each of the {n} frequency pairs and the dot product "
-            "PE(p)·PE(p + k) for k = 0 to {k}; a slider sets the base from {low} to {high}."
-        ),
-        "rope": "RoPE's bound on the score against distance<br>for the chosen base (d = {d})",
-        "rope_label": "base b",
-        "rope_name": (
-            "Interactive figure: RoPE's relative bound on the score for distances 0 to {r} "
-            "with head dimension {d}; a slider sets the base from {low} to {high}."
-        ),
-        "pair": "pair index i",
-        "wavelength": "wavelength 2π/ω<sub>i</sub> (log scale)",
-        "offset": "offset k",
-        "dot": "PE(p)·PE(p + k)",
-        "distance": "relative distance m \u2212 n",
-        "bound": "relative bound",
-        "thousands": ",",
-    },
-    "id": {
-        "shift": (
-            "PE(pos + k) adalah PE(pos) yang diputar sebesar k·ω<sub>i</sub>"
-            "<br>di setiap pasangan (d_model = {d}, pos = {pos})"
-        ),
-        "shift_pair": "pasangan i = {i}, ω = {omega}",
-        "shift_label": "selisih k",
-        "shift_name": (
-            "Gambar interaktif: PE(pos) dan PE(pos + k) pada lingkaran satuan pasangan {pairs} "
-            "dari encoding berdimensi {d}; penggeser mengatur k dari 0 sampai {k}."
-        ),
-        "base": "Basis b menentukan panjang gelombang (atas)<br>dan PE(p)·PE(p + k) (bawah), d_model = {d}",
-        "base_label": "basis b",
-        "base_name": (
-            "Gambar interaktif: panjang gelombang setiap pasangan frekuensi ({n} pasangan) dan hasil kali "
-            "titik PE(p)·PE(p + k) untuk k = 0 sampai {k}; penggeser mengatur basis dari {low} sampai {high}."
-        ),
-        "rope": "Batas atas skor RoPE terhadap jarak<br>untuk basis yang dipilih (d = {d})",
-        "rope_label": "basis b",
-        "rope_name": (
-            "Gambar interaktif: batas atas relatif skor RoPE untuk jarak 0 sampai {r} "
-            "dengan ukuran head {d}; penggeser mengatur basis dari {low} sampai {high}."
-        ),
-        "pair": "indeks pasangan i",
-        "wavelength": "panjang gelombang 2π/ω<sub>i</sub> (skala log)",
-        "offset": "selisih k",
-        "dot": "PE(p)·PE(p + k)",
-        "distance": "jarak relatif m \u2212 n",
-        "bound": "batas relatif",
-        "thousands": ".",
-    },
-    "ko": {
-        "shift": "각 쌍 i에서 PE(pos + k)는 PE(pos)를 k·ω<sub>i</sub>만큼 돌린 것이다<br>"
-        "(d_model = {d}, pos = {pos})",
-        "shift_pair": "{i}번 쌍, ω = {omega}",
-        "shift_label": "간격 k",
-        "shift_name": (
-            "대화형 그림: {d}차원 인코딩의 {pairs}번 쌍마다 단위원 위에 PE(pos)와 PE(pos + k)를 나타낸다. "
-            "슬라이더로 k를 0부터 {k}까지 바꿀 수 있다."
-        ),
-        "base": "밑 b가 정하는 파장(위)과 PE(p)·PE(p + k)(아래)<br>(d_model = {d})",
-        "base_label": "밑 b",
-        "base_name": (
-            "대화형 그림: 주파수 쌍 {n}개 각각의 파장과 k = 0부터 {k}까지의 내적 PE(p)·PE(p + k)를 "
-            "보여 준다. 슬라이더로 밑을 {low}부터 {high}까지 바꿀 수 있다."
-        ),
-        "rope": "거리에 따른 회전 위치 임베딩 점수의 상한<br>(슬라이더로 고른 밑, d = {d})",
-        "rope_label": "밑 b",
-        "rope_name": (
-            "대화형 그림: 헤드 차원이 {d}일 때 거리 0부터 {r}까지 회전 위치 임베딩 점수의 상대 상한을 "
-            "보여 준다. 슬라이더로 밑을 {low}부터 {high}까지 바꿀 수 있다."
-        ),
-        "pair": "쌍 번호 i",
-        "wavelength": "파장 2π/ω<sub>i</sub> (로그 눈금)",
-        "offset": "간격 k",
-        "dot": "PE(p)·PE(p + k)",
-        "distance": "상대 거리 m \u2212 n",
-        "bound": "상대 상한",
-        "thousands": ",",
-    },
-}
 
 
 def _moving_text(lang: str) -> dict:
+    """The figures' words in ``lang``: the messages plot.sliders.* of posenc/locale/<lang>.po."""
     check_lang(lang)  # the same check, and the same message, as every other figure
-    return _MOVING_LABELS[lang]
+    return messages("plot.sliders", lang)
 
 
 def _number(value: float, text: dict) -> str:
