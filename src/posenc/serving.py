@@ -189,9 +189,12 @@ class Generation(NamedTuple):
     True
     """
 
-    tokens: torch.Tensor  # (batch, steps): the chosen token ids
-    logits: torch.Tensor  # (batch, steps, vocab): the logits each token was chosen from
-    positions: torch.Tensor  # (batch, steps): the position each chosen token is fed back at
+    #: ``(batch, steps)``: the chosen token ids.
+    tokens: torch.Tensor
+    #: ``(batch, steps, vocab)``: the logits each token was chosen from.
+    logits: torch.Tensor
+    #: ``(batch, steps)``: the position each chosen token is fed back at.
+    positions: torch.Tensor
 
 
 def _as_tensor(value) -> torch.Tensor:
