@@ -89,20 +89,7 @@ def test_examples_run(name):
     assert failed == 0, f"{failed} of {attempted} examples of {name} fail:\n{report}"
 
 
-# The figure modules are being split (issue 26) and get their examples after that: until then their test
-# is expected to fail, and strict, so that it fails as soon as they have them and this line must go.
-PENDING = {"posenc.plot", "posenc.interactive"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="examples to come after the split"))
-        if name in PENDING
-        else name
-        for name in MODULES
-    ],
-)
+@pytest.mark.parametrize("name", MODULES)
 def test_every_public_function_and_class_has_examples(name):
     module = importlib.import_module(name)
     assert missing_examples(module) == []
@@ -111,8 +98,7 @@ def test_every_public_function_and_class_has_examples(name):
 def test_every_public_module_is_on_the_api_page():
     page = API_PAGE.read_text(encoding="utf-8")
     documented = re.findall(r"^\.\. automodule:: (\S+)$", page, flags=re.M)
-    wanted = sorted(set(MODULES) - PENDING)
-    assert sorted(documented) == wanted, "book/en/api.md must have one automodule per public module"
+    assert sorted(documented) == sorted(MODULES), "book/en/api.md must have one automodule per public module"
     # The package's own names are re-exports, documented in their modules and listed on the page.
     missing = [name for name in posenc.__all__ if f"{getattr(posenc, name).__module__}.{name}`" not in page]
     assert missing == [], f"book/en/api.md does not list these names of posenc: {missing}"

@@ -2,7 +2,8 @@
 
 The API reference (book/en/api.md) documents each function once, in the module that defines it
 (``posenc.rope.apply_rope``), while the docstrings, like the chapters, name the shorter path that
-``import posenc`` offers (``posenc.apply_rope``), or a re-export (``posenc.serving.positions_from_mask``).
+``import posenc`` offers (``posenc.apply_rope``), or a re-export (``posenc.serving.positions_from_mask``,
+or ``heatmap`` in the docstring of ``posenc.plot``, which re-exports it).
 Sphinx would leave such a link unresolved, and the nitpicky build (warnings as errors) fail. When a
 Python reference finds no target, this imports the module part of its name, looks the object up, and
 resolves the reference to ``<obj.__module__>.<obj.__qualname__>`` instead, if that one is documented.
@@ -31,7 +32,10 @@ def defining_name(target: str) -> str | None:
 def resolve_reexport(app, env, node, contnode):
     if node.get("refdomain") != "py":
         return None
-    target = defining_name(node.get("reftarget", ""))
+    target = node.get("reftarget", "")
+    if "." not in target and node.get("py:module"):
+        target = f"{node['py:module']}.{target}"  # a bare name in a module's docstring: ``heatmap``
+    target = defining_name(target)
     if target is None:
         return None
     domain = env.get_domain("py")
