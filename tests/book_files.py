@@ -11,6 +11,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 # The kernel every notebook of the book names in its metadata.
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+# The one deliberate difference between the editions' files: the API reference of posenc is generated
+# from its docstrings, which are written in English, so only the English edition has it; the other
+# editions' index and instructor pages link to it (tests/test_parity.py). File -> its label, without
+# the edition suffix.
+ENGLISH_ONLY = {"api.md": "api"}
 
 
 def ci_script(name: str) -> ModuleType:

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from book_files import BOOK, ROOT, ci_script
+from book_files import BOOK, ENGLISH_ONLY, ROOT, ci_script
 from course_kit import assessment, capstone, code_blocks, glance, neutral, page, plans
 
 files_of = ci_script("toc_for_language").files_of
@@ -30,8 +30,17 @@ DIRECTIVE = re.compile(r"^(?::{3,}|`{3,})\{(?P<name>exercise|solution-start|solu
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 
 
+# The pages of each edition that link the English-only pages (book_files.ENGLISH_ONLY).
+ENGLISH_ONLY_LINKERS = ("index.md", "instructor.md")
+
+
 def edition_files(lang):
     return sorted(path.name for path in (BOOK / lang).iterdir() if path.suffix in {".md", ".ipynb"})
+
+
+def shared_files(lang):
+    """The files every edition has: all of ``book/<lang>``, less the English-only pages."""
+    return [name for name in edition_files(lang) if name not in ENGLISH_ONLY]
 
 
 def headings(markdown: str) -> list[int]:
@@ -88,14 +97,30 @@ def load(lang, name):
     return nbformat.read(BOOK / lang / name, as_version=4)
 
 
-NOTEBOOK_NAMES = [name for name in edition_files("en") if name.endswith(".ipynb")]
-PAGE_NAMES = [name for name in edition_files("en") if name.endswith(".md")]
+NOTEBOOK_NAMES = [name for name in shared_files("en") if name.endswith(".ipynb")]
+PAGE_NAMES = [name for name in shared_files("en") if name.endswith(".md")]
 
 
 def test_same_files_in_every_edition():
     files = {lang: edition_files(lang) for lang in LANGS}
     assert files["en"], "book/en is empty"
-    assert files["id"] == files["en"] and files["ko"] == files["en"], files
+    assert set(ENGLISH_ONLY) <= set(files["en"]), "an English-only page is gone: update ENGLISH_ONLY"
+    shared = [name for name in files["en"] if name not in ENGLISH_ONLY]
+    assert files["id"] == shared and files["ko"] == shared, files
+
+
+def test_other_editions_link_the_english_only_pages():
+    """The id and ko index and instructor pages link each English-only page, at its address on the site
+    (``../en/api.html``: the editions are sibling folders), and the English pages link it by its label."""
+    for name, label in ENGLISH_ONLY.items():
+        page = Path(name).stem
+        for linker in ENGLISH_ONLY_LINKERS:
+            english = (BOOK / "en" / linker).read_text(encoding="utf-8")
+            linked = f"{label}-en>`" in english or f"`{label}-en`" in english
+            assert linked, f"en/{linker} does not link {name}"
+            for lang in ("id", "ko"):
+                text = (BOOK / lang / linker).read_text(encoding="utf-8")
+                assert f'<a href="../en/{page}.html">' in text, f"{lang}/{linker} does not link en/{name}"
 
 
 def test_toc_has_one_part_per_language_with_the_same_files():
@@ -109,7 +134,8 @@ def test_toc_has_one_part_per_language_with_the_same_files():
         listed.append([file.removeprefix(f"book/{lang}/") for file in files])
         on_disk = {Path(name).stem for name in edition_files(lang)}
         assert set(listed[-1]) == on_disk, f"book/{lang}: not every file is in _toc.yml"
-    assert listed[0] == listed[1] == listed[2]
+    english_only = {Path(name).stem for name in ENGLISH_ONLY}
+    assert [file for file in listed[0] if file not in english_only] == listed[1] == listed[2]
 
 
 @pytest.mark.parametrize("name", NOTEBOOK_NAMES)
@@ -147,6 +173,9 @@ def test_notebook_skeletons_match(name):
 @pytest.mark.parametrize("name", PAGE_NAMES)
 def test_page_skeletons_match(name):
     skeletons = {lang: skeleton((BOOK / lang / name).read_text(encoding="utf-8")) for lang in LANGS}
+    # The English pages refer to the English-only pages by label; the others link them by address.
+    references = skeletons["en"]["references"]
+    skeletons["en"]["references"] = [label for label in references if label not in ENGLISH_ONLY.values()]
     for lang in ("id", "ko"):
         assert skeletons[lang] == skeletons["en"], f"{lang}/{name} differs from en/{name}"
 

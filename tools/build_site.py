@@ -117,6 +117,9 @@ def book_settings(lang: str, book_format: str) -> dict:
                 "sphinxsetup": "verbatimforcewraps=true",
             },
             "latex_domain_indices": False,  # sphinx-proof's "Proof Index", in English
+            # The API reference's entries make an index; Sphinx would sort it with xindy under xelatex,
+            # which Debian's texlive-xetex does not install: makeindex (texlive-binaries) sorts it.
+            "latex_use_xindy": False,
         }
     # EPUB readers run no JavaScript: the math is typeset at build time, as SVG pictures, by pdfTeX
     # (kotex for the few formulas with Hangul); book/_ext/book_formats.py typesets them in one run.

@@ -55,7 +55,31 @@ QUICK = {
 
 
 def numpy_formula(num_positions, d_model):
-    """The formula as usually written: every angle in float64, then sin and cos."""
+    """The formula as usually written: every angle in float64, then sin and cos.
+
+    Parameters
+    ----------
+    num_positions : int
+        Rows of the table.
+    d_model : int
+        Columns of the table, even.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape ``(num_positions, d_model)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc import sinusoidal_encoding
+    >>> from posenc.bench import numpy_formula
+    >>> table = numpy_formula(128, 16)
+    >>> table.dtype, table.shape
+    (dtype('float64'), (128, 16))
+    >>> bool(np.abs(table - sinusoidal_encoding(128, 16)).max() < 1e-12)
+    True
+    """
     table = np.zeros((num_positions, d_model))
     position = np.arange(num_positions)[:, np.newaxis]
     div_term = np.exp(np.arange(0, d_model, 2) * -(math.log(10000.0) / d_model))
@@ -65,7 +89,30 @@ def numpy_formula(num_positions, d_model):
 
 
 def torch_formula(num_positions, d_model):
-    """The same formula in float32 PyTorch, as most tutorials write it."""
+    """The same formula in float32 PyTorch, as most tutorials write it.
+
+    Parameters
+    ----------
+    num_positions : int
+        Rows of the table.
+    d_model : int
+        Columns of the table, even.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float32, shape ``(num_positions, d_model)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc.bench import numpy_formula, torch_formula
+    >>> table = torch_formula(128, 16)
+    >>> table.dtype
+    dtype('float32')
+    >>> float(np.abs(table - numpy_formula(128, 16)).max()) < 1e-5  # float32 angles
+    True
+    """
     import torch
 
     table = torch.zeros(num_positions, d_model)
@@ -77,13 +124,56 @@ def torch_formula(num_positions, d_model):
 
 
 def fill_floor(num_positions, d_model):
-    """Allocate and fill a float32 array of the same size: the memory floor."""
+    """Allocate and fill a float32 array of the same size: the memory floor.
+
+    Parameters
+    ----------
+    num_positions : int
+        Rows of the table.
+    d_model : int
+        Columns of the table, even.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float32, every entry 0.5, shape ``(num_positions, d_model)``.
+
+    Examples
+    --------
+    >>> from posenc.bench import fill_floor
+    >>> fill_floor(2, 3)
+    array([[0.5, 0.5, 0.5],
+           [0.5, 0.5, 0.5]], dtype=float32)
+    """
     table = np.empty((num_positions, d_model), np.float32)
     table.fill(0.5)
     return table
 
 
 def posenc_float32(num_positions, d_model):
+    """:func:`posenc.sinusoidal_encoding` in float32: the method the benchmark times against the others.
+
+    Parameters
+    ----------
+    num_positions : int
+        Rows of the table.
+    d_model : int
+        Columns of the table, even.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float32, shape ``(num_positions, d_model)``.
+
+    Examples
+    --------
+    >>> from posenc.bench import posenc_float32
+    >>> table = posenc_float32(3, 4)
+    >>> table.dtype, table.shape
+    (dtype('float32'), (3, 4))
+    >>> table[2].round(3)  # sin 2, cos 2, sin 0.02, cos 0.02
+    array([ 0.909, -0.416,  0.02 ,  1.   ], dtype=float32)
+    """
     return sinusoidal_encoding(num_positions, d_model, dtype=np.float32)
 
 
@@ -96,7 +186,25 @@ METHODS = {
 
 
 def rotate_half(x):
-    """Llama's ``rotate_half``: ``(x1, x2) -> (-x2, x1)`` on the two halves."""
+    """Llama's ``rotate_half``: ``(x1, x2) -> (-x2, x1)`` on the two halves.
+
+    Parameters
+    ----------
+    x : torch.Tensor
+        Shape ``(..., dim)``, ``dim`` even.
+
+    Returns
+    -------
+    torch.Tensor
+        The same shape: ``cat(-x2, x1)``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.bench import rotate_half
+    >>> rotate_half(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+    tensor([-3., -4.,  1.,  2.])
+    """
     import torch
 
     half = x.shape[-1] // 2
@@ -104,7 +212,31 @@ def rotate_half(x):
 
 
 def published_rope(x, offset=0, base=10000.0):
-    """RoPE as widely published (GPT-NeoX, Llama): float32 angles, cos/sin, ``rotate_half``."""
+    """RoPE as widely published (GPT-NeoX, Llama): float32 angles, cos/sin, ``rotate_half``.
+
+    Parameters
+    ----------
+    x : torch.Tensor
+        Queries or keys of shape ``(..., seq_len, dim)``, float32, in the ``"half"`` layout.
+    offset : int, default 0
+        Position of the first row.
+    base : float, default 10000.0
+        RoPE base.
+
+    Returns
+    -------
+    torch.Tensor
+        ``x`` rotated, the same shape.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.bench import published_rope, reference_rope
+    >>> x = torch.randn(2, 8, 4, generator=torch.Generator().manual_seed(0))
+    >>> error = abs(published_rope(x, offset=5).numpy() - reference_rope(x.numpy(), offset=5)).max()
+    >>> bool(error < 1e-6)  # float32 angles are exact enough at small positions
+    True
+    """
     import torch
 
     dim = x.shape[-1]
@@ -120,6 +252,34 @@ def published_tables(num_positions, dim, dtype=None, base=10000.0):
 
     With ``dtype=torch.bfloat16`` every step runs in bfloat16, as when the
     positions and inverse frequencies are cast to the model's type.
+
+    Parameters
+    ----------
+    num_positions : int
+        Rows of the tables.
+    dim : int
+        Head dimension, even.
+    dtype : torch.dtype, optional
+        The type every step runs in; default ``torch.float32``.
+    base : float, default 10000.0
+        RoPE base.
+
+    Returns
+    -------
+    cos, sin : torch.Tensor
+        Shape ``(num_positions, dim)``: each frequency's column twice, as published.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.bench import published_tables
+    >>> cos, sin = published_tables(6, 4)
+    >>> cos.shape, cos.dtype
+    (torch.Size([6, 4]), torch.float32)
+    >>> torch.equal(cos[:, :2], cos[:, 2:])
+    True
+    >>> published_tables(6, 4, torch.bfloat16)[0].dtype
+    torch.bfloat16
     """
     import torch
 
@@ -132,7 +292,29 @@ def published_tables(num_positions, dim, dtype=None, base=10000.0):
 
 
 def reference_rope(x, offset=0, base=10000.0):
-    """Half-layout RoPE in float64 NumPy, every angle in float64."""
+    """Half-layout RoPE in float64 NumPy, every angle in float64.
+
+    Parameters
+    ----------
+    x : array_like
+        Queries or keys of shape ``(..., seq_len, dim)``, in the ``"half"`` layout.
+    offset : int, default 0
+        Position of the first row.
+    base : float, default 10000.0
+        RoPE base.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` rotated, float64, the same shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc.bench import reference_rope
+    >>> reference_rope(np.array([[1.0, 1.0, 0.0, 0.0]]), offset=1).round(3)  # pairs (0, 2) and (1, 3)
+    array([[0.54 , 1.   , 0.841, 0.01 ]])
+    """
     x = np.asarray(x, dtype=np.float64)
     half = x.shape[-1] // 2
     angle = (offset + np.arange(x.shape[-2]))[:, np.newaxis] * frequencies(x.shape[-1], base)
@@ -142,13 +324,64 @@ def reference_rope(x, offset=0, base=10000.0):
 
 
 def reference_tables(num_positions, dim, base=10000.0):
-    """cos and sin of every angle in float64, shape ``(num_positions, dim // 2)``."""
+    """cos and sin of every angle in float64, shape ``(num_positions, dim // 2)``.
+
+    Parameters
+    ----------
+    num_positions : int
+        Rows of the tables.
+    dim : int
+        Head dimension, even.
+    base : float, default 10000.0
+        RoPE base.
+
+    Returns
+    -------
+    cos, sin : numpy.ndarray
+        Float64, shape ``(num_positions, dim // 2)``.
+
+    Examples
+    --------
+    >>> from posenc.bench import reference_tables
+    >>> cos, sin = reference_tables(3, 4)
+    >>> sin.round(4)
+    array([[0.    , 0.    ],
+           [0.8415, 0.01  ],
+           [0.9093, 0.02  ]])
+    """
     angle = np.arange(num_positions)[:, np.newaxis] * frequencies(dim, base)
     return np.cos(angle), np.sin(angle)
 
 
 def timed(function, args, repeats, *, warm_up=True):
-    """Median CPU seconds of ``function(*args)`` over ``repeats`` runs, and the last result."""
+    """Median CPU seconds of ``function(*args)`` over ``repeats`` runs, and the last result.
+
+    Parameters
+    ----------
+    function : callable
+        What to time.
+    args : tuple
+        Its arguments.
+    repeats : int
+        Timed runs, >= 1.
+    warm_up : bool, default True
+        Run it once, untimed, first.
+
+    Returns
+    -------
+    seconds : float
+        The median CPU time of one run.
+    result
+        What the last run returned.
+
+    Examples
+    --------
+    >>> import math
+    >>> from posenc.bench import timed
+    >>> seconds, result = timed(math.factorial, (20,), repeats=3)
+    >>> result, seconds >= 0
+    (2432902008176640000, True)
+    """
     if warm_up:
         function(*args)  # imports, caches, first-touch page faults
     times = []
@@ -160,11 +393,57 @@ def timed(function, args, repeats, *, warm_up=True):
 
 
 def median_seconds(function, size, repeats):
+    """The median CPU seconds of ``function(*size)`` over ``repeats`` runs: :func:`timed` without the result.
+
+    Parameters
+    ----------
+    function : callable
+        A table method, called as ``function(num_positions, d_model)``.
+    size : tuple of int
+        ``(num_positions, d_model)``.
+    repeats : int
+        Timed runs, >= 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from posenc.bench import fill_floor, median_seconds
+    >>> median_seconds(fill_floor, (64, 8), repeats=3) >= 0
+    True
+    """
     return timed(function, size, repeats)[0]
 
 
 def table_errors(tables, theta, rows=2**16):
-    """Max error of each ``(cos, sin)`` pair of tables against float64, ``rows`` positions at a time."""
+    """Max error of each ``(cos, sin)`` pair of tables against float64, ``rows`` positions at a time.
+
+    Parameters
+    ----------
+    tables : dict
+        Name -> ``(cos, sin)``, each of shape ``(num_positions, len(theta))``.
+    theta : numpy.ndarray
+        The frequencies of the tables' columns.
+    rows : int, default 2**16
+        Positions compared at a time (the float64 reference of a long table is large).
+
+    Returns
+    -------
+    dict
+        Name -> the largest absolute error of its two tables.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc import frequencies
+    >>> from posenc.bench import reference_tables, table_errors
+    >>> rounded = tuple(table.astype(np.float32) for table in reference_tables(1000, 8))
+    >>> errors = table_errors({"float32": rounded}, frequencies(8), rows=256)
+    >>> errors["float32"] < 2**-25  # rounded once to float32: within half a float32 step of 1
+    True
+    """
     errors = dict.fromkeys(tables, 0.0)
     num_positions = len(next(iter(tables.values()))[0])
     for start in range(0, num_positions, rows):
@@ -182,7 +461,36 @@ def _met(flag):
 
 
 def bench_rope(repeats, shape=None, last_position=None):
-    """Part 2: RoPE on one batch of queries; returns whether both targets are met."""
+    """Part 2: RoPE on one batch of queries; returns whether both targets are met.
+
+    Parameters
+    ----------
+    repeats : int
+        Timed runs per method.
+    shape : tuple of int, optional
+        ``(heads, seq_len, dim)``; default ``ROPE_SHAPE``, (8, 8192, 128).
+    last_position : int, optional
+        The error is measured at positions up to this one; default ``ROPE_LAST_POSITION``, 2**20.
+
+    Returns
+    -------
+    bool
+        Whether both targets are met (the times depend on the machine).
+
+    Examples
+    --------
+    >>> from posenc.bench import bench_rope
+    >>> met = bench_rope(1, shape=(1, 16, 8), last_position=64)  # doctest: +ELLIPSIS
+    <BLANKLINE>
+    RoPE on (heads, seq_len, dim) = (1, 16, 8), float32, median of 1 runs at positions
+    0 ... 15; max error against float64 at positions 49 ... 64
+    method                               ms  x formula   max error  error gain
+    published formula (torch)     ...
+    target: RotaryEmbedding no slower than the published formula at seq_len 16 ...
+    target: error >= 1e+04 x smaller than the formula's up to position 64 ...
+    >>> met in (True, False)
+    True
+    """
     import torch
 
     from posenc.nn import RotaryEmbedding
@@ -250,7 +558,33 @@ def bench_rope(repeats, shape=None, last_position=None):
 
 
 def bench_tables(repeats, sizes=None):
-    """Part 3: RoPE cos/sin tables; returns whether both targets are met."""
+    """Part 3: RoPE cos/sin tables; returns whether both targets are met.
+
+    Parameters
+    ----------
+    repeats : int
+        Timed runs per method (one for tables above 2**17 positions).
+    sizes : tuple of int, optional
+        Table lengths; default ``TABLE_SIZES``, (2**17, 2**20).
+
+    Returns
+    -------
+    bool
+        Whether both targets are met (the times depend on the machine).
+
+    Examples
+    --------
+    >>> from posenc.bench import bench_tables
+    >>> met = bench_tables(1, sizes=(256, 1024))  # doctest: +ELLIPSIS
+    <BLANKLINE>
+    RoPE cos/sin tables for 256 positions, head dim 128, median of 1 runs
+    (posenc: two (256, 64) tables; the recipe: two (256, 128), as published)
+    method                               ms  x recipe   max error
+    posenc cos_sin_table          ...
+    target: error >= 1e+04 x smaller than the float32 recipe at 1024 positions ...
+    >>> met in (True, False)
+    True
+    """
     import torch
 
     sizes = TABLE_SIZES if sizes is None else sizes
@@ -305,6 +639,29 @@ def bench_tables(repeats, sizes=None):
 
 
 def main(argv=None):
+    """Run the three parts of the benchmark (``python -m posenc.bench``) and print their tables.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command line (``--repeats N``, ``--quick``); default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 if every target is met, 1 otherwise: the exit status.
+
+    Examples
+    --------
+    >>> from posenc.bench import main
+    >>> status = main(["--quick", "--repeats", "1"])  # doctest: +ELLIPSIS
+    quick run: small sizes, so the targets below are not the real ones
+    <BLANKLINE>
+    (num_positions, d_model) = (1024, 64), median of 1 runs
+    ...
+    >>> status in (0, 1)
+    True
+    """
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per method (default 5)")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check that it runs")

@@ -124,6 +124,18 @@ def order_task(rng, batch_size: int, seq_len: int, *, vocab_size: int = ORDER_VO
     equals the first. Swapping the first and the last token flips the label
     and keeps the multiset of tokens, so a model that sees only the multiset
     (one without positions) cannot do better than chance: about 50 %.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc.experiment import order_task
+    >>> tokens, labels = order_task(np.random.default_rng(0), batch_size=3, seq_len=5)
+    >>> tokens
+    array([[13, 10,  8,  4, 10],
+           [ 0,  1,  0,  2, 10],
+           [10, 14,  8,  9,  8]])
+    >>> labels  # 1 where the first token is smaller than the last
+    array([0, 1, 0])
     """
     rng = _check_rng(rng)
     batch_size = check_int("batch_size", batch_size, minimum=1)
@@ -181,6 +193,18 @@ def relative_task(
     multiset of tokens, so without positions the task is at chance; and
     finding the copy is not enough, since every sequence has one: its
     distance is the answer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc.experiment import relative_task
+    >>> tokens, labels = relative_task(np.random.default_rng(0), batch_size=3, seq_len=6)
+    >>> tokens
+    array([[ 4,  4, 13,  1,  0, 13],
+           [13,  9, 10,  7,  9, 10],
+           [11,  8,  9,  9, 15,  8]])
+    >>> labels  # 1 where the last token's copy is 3 steps back (13 and 10), 0 where it is elsewhere
+    array([1, 1, 0])
     """
     rng = _check_rng(rng)
     batch_size = check_int("batch_size", batch_size, minimum=1)
@@ -223,7 +247,32 @@ def _check_task(task) -> str:
 
 
 def make_batch(task: str, rng, batch_size: int, seq_len: int):
-    """A batch of ``task`` as torch tensors ``(tokens, labels)``; see :data:`TASKS`."""
+    """A batch of ``task`` as torch tensors ``(tokens, labels)``; see :data:`TASKS`.
+
+    Parameters
+    ----------
+    task : {"order", "relative"}
+        The task, a key of :data:`TASKS`.
+    rng : numpy.random.Generator
+        Source of all randomness.
+    batch_size : int
+        Number of sequences, >= 1.
+    seq_len : int
+        Length of every sequence.
+
+    Returns
+    -------
+    tokens, labels : torch.Tensor
+        Int64 tensors of shapes ``(batch_size, seq_len)`` and ``(batch_size,)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from posenc.experiment import make_batch
+    >>> tokens, labels = make_batch("order", np.random.default_rng(0), batch_size=4, seq_len=8)
+    >>> tokens.dtype, tokens.shape, labels
+    (torch.int64, torch.Size([4, 8]), tensor([0, 1, 0, 1]))
+    """
     tokens, labels = TASKS[_check_task(task)][0](rng, batch_size, seq_len)
     return torch.from_numpy(tokens), torch.from_numpy(labels)
 
@@ -242,6 +291,17 @@ class Attention(nn.Module):
         Number of heads, >= 1.
     rope : bool
         Rotate queries and keys by their positions (rotary embedding) before the scores.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import Attention
+    >>> _ = torch.manual_seed(0)
+    >>> attention = Attention(d_model=32, num_heads=4, rope=True)
+    >>> x = torch.randn(2, 5, 32)  # (batch, seq, d_model)
+    >>> causal = torch.full((5, 5), float("-inf")).triu(diagonal=1)  # query i sees keys j <= i
+    >>> attention(x, causal).shape
+    torch.Size([2, 5, 32])
     """
 
     def __init__(self, d_model: int, num_heads: int, *, rope: bool) -> None:
@@ -264,7 +324,26 @@ class Attention(nn.Module):
 
 
 class Block(nn.Module):
-    """One pre-norm Transformer layer: attention, then a two-layer MLP, each added to the residual."""
+    """One pre-norm Transformer layer: attention, then a two-layer MLP, each added to the residual.
+
+    Parameters
+    ----------
+    d_model : int
+        Width of the residual stream; a multiple of ``num_heads``.
+    num_heads : int
+        Number of heads, >= 1.
+    rope : bool
+        Whether its :class:`Attention` rotates queries and keys.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import Block
+    >>> _ = torch.manual_seed(0)
+    >>> block = Block(d_model=32, num_heads=4, rope=False)
+    >>> block(torch.randn(2, 5, 32), torch.zeros(5, 5)).shape  # no mask: every token sees every token
+    torch.Size([2, 5, 32])
+    """
 
     def __init__(self, d_model: int, num_heads: int, *, rope: bool) -> None:
         super().__init__()
@@ -304,6 +383,23 @@ class TinyTransformer(nn.Module):
         Number of blocks, >= 1.
     num_classes : int, default 2
         Number of outputs (logits), >= 2.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import TinyTransformer
+    >>> _ = torch.manual_seed(0)
+    >>> model = TinyTransformer(vocab_size=16, position="alibi")
+    >>> model(torch.randint(0, 16, (4, 8))).shape  # two logits per sequence
+    torch.Size([4, 2])
+
+    Every layer adds the same bias to its scores: the causal mask, and for ALiBi a penalty that grows
+    with the distance, one slope per head.
+
+    >>> model.attention_bias(3)[0]  # head 0, slope 1/4
+    tensor([[ 0.0000,    -inf,    -inf],
+            [-0.2500,  0.0000,    -inf],
+            [-0.5000, -0.2500,  0.0000]])
     """
 
     def __init__(
@@ -393,6 +489,19 @@ def evaluate_by_label(
 ) -> tuple[tuple[int, int], tuple[int, int]]:
     """Right answers of ``model`` per label on fresh test sequences of length ``seq_len``.
 
+    Parameters
+    ----------
+    model : TinyTransformer
+        The model; it is put in evaluation mode and back.
+    task : {"order", "relative"}
+        The task.
+    seq_len : int
+        Length of the test sequences, >= 2.
+    num_sequences : int, default 500
+        Number of test sequences, >= 1.
+    seed : int, default 0
+        Seed of the test sequences.
+
     Returns
     -------
     tuple
@@ -405,6 +514,16 @@ def evaluate_by_label(
     The test sequences depend only on ``(task, seq_len, seed)``, so every
     variant is scored on the same ones; they are drawn from a generator that
     training never uses.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import TinyTransformer, evaluate_by_label
+    >>> _ = torch.manual_seed(0)
+    >>> model = TinyTransformer(vocab_size=16, position="rope")  # untrained
+    >>> (right_0, total_0), (right_1, total_1) = evaluate_by_label(model, "order", 16, num_sequences=100)
+    >>> total_0 + total_1, 0 <= right_0 <= total_0 and 0 <= right_1 <= total_1
+    (100, True)
     """
     _check_task(task)
     seq_len = check_int("seq_len", seq_len, minimum=2)
@@ -425,6 +544,19 @@ def answers_by_distance(
 ) -> dict[int, tuple[int, int]]:
     """How often ``model`` answers "yes" on the relative task when every copy is ``d`` steps back.
 
+    Parameters
+    ----------
+    model : TinyTransformer
+        The model, trained on the relative task.
+    seq_len : int
+        Length of the test sequences, >= 5.
+    distances : iterable of int
+        The distances to test, each ``1 ... seq_len - 1``.
+    num_sequences : int, default 200
+        Test sequences per distance, >= 1.
+    seed : int, default 0
+        Seed of the test sequences.
+
     Returns
     -------
     dict
@@ -432,6 +564,16 @@ def answers_by_distance(
         the task answers "yes" at distance 3 only; one whose distances are
         squeezed by a factor ``s`` (position interpolation) should answer
         "yes" where ``d / s`` looks like 3 to it.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import TinyTransformer, answers_by_distance
+    >>> _ = torch.manual_seed(0)
+    >>> model = TinyTransformer(vocab_size=16, position="rope")  # untrained: its "yes" means nothing yet
+    >>> answers = answers_by_distance(model, 16, [1, 3, 5], num_sequences=10)
+    >>> list(answers), [total for _, total in answers.values()]
+    ([1, 3, 5], [10, 10, 10])
     """
     seq_len = check_int("seq_len", seq_len, minimum=RELATIVE_OFFSET + 2)
     num_sequences = check_int("num_sequences", num_sequences, minimum=1)
@@ -452,6 +594,34 @@ def evaluate(model: TinyTransformer, task: str, seq_len: int, *, num_sequences: 
 
     The same test sequences as :func:`evaluate_by_label`, which splits the
     answers by label.
+
+    Parameters
+    ----------
+    model : TinyTransformer
+        The model.
+    task : {"order", "relative"}
+        The task.
+    seq_len : int
+        Length of the test sequences, >= 2.
+    num_sequences : int, default 500
+        Number of test sequences, >= 1.
+    seed : int, default 0
+        Seed of the test sequences.
+
+    Returns
+    -------
+    float
+        The share of right answers, in [0, 1].
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import TinyTransformer, evaluate, evaluate_by_label
+    >>> _ = torch.manual_seed(0)
+    >>> model = TinyTransformer(vocab_size=16, position="sinusoidal")
+    >>> counts = evaluate_by_label(model, "relative", 16, num_sequences=100)
+    >>> evaluate(model, "relative", 16, num_sequences=100) == sum(right for right, _ in counts) / 100
+    True
     """
     counts = evaluate_by_label(model, task, seq_len, num_sequences=num_sequences, seed=seed)
     return sum(right for right, _ in counts) / num_sequences
@@ -459,7 +629,24 @@ def evaluate(model: TinyTransformer, task: str, seq_len: int, *, num_sequences: 
 
 @dataclass
 class Curve:
-    """Learning curve: training loss and accuracy, each the mean over the batches since the last record."""
+    """Learning curve: training loss and accuracy, each the mean over the batches since the last record.
+
+    Attributes
+    ----------
+    steps : list of int
+        The step at which each point was recorded.
+    loss, accuracy : list of float
+        The mean training loss and accuracy over the batches since the previous point.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import TinyTransformer, train
+    >>> _ = torch.manual_seed(0)
+    >>> curve = train(TinyTransformer(vocab_size=16, position="rope"), "order", steps=20, record_every=10)
+    >>> curve.steps, len(curve.loss), len(curve.accuracy)
+    ([10, 20], 2, 2)
+    """
 
     steps: list[int] = field(default_factory=list)
     loss: list[float] = field(default_factory=list)
@@ -504,6 +691,23 @@ def train(
         Record the curve every this many steps, >= 1.
     log : callable, optional
         Called as ``log(step, loss, accuracy)`` at every record.
+
+    Returns
+    -------
+    Curve
+        The learning curve, one point every ``record_every`` steps.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import TinyTransformer, evaluate, train
+    >>> _ = torch.manual_seed(0)
+    >>> model = TinyTransformer(vocab_size=16, position="rope")
+    >>> curve = train(model, "order", steps=50, record_every=25)
+    >>> curve.steps
+    [25, 50]
+    >>> 0 <= evaluate(model, "order", 16) <= 1
+    True
     """
     _check_task(task)
     steps = check_int("steps", steps, minimum=1)
@@ -547,7 +751,19 @@ def train(
 
 @dataclass
 class RunResult:
-    """One trained variant: its accuracy at each test length (None where it cannot run), curve, time."""
+    """One trained variant: its accuracy at each test length (None where it cannot run), curve, time.
+
+    Examples
+    --------
+    >>> from posenc.experiment import run
+    >>> result = run("order", "learned", steps=10)  # trained on 8 to 16 tokens
+    >>> result.task, result.position, list(result.accuracy)
+    ('order', 'learned', [16, 32, 64])
+    >>> result.accuracy[32] is None  # a learned table of 16 rows cannot read 32 tokens
+    True
+    >>> result.error  # doctest: +ELLIPSIS
+    'sequence length 32 exceeds max_seq_length 16: the learned table has no row for positions 16 ...'
+    """
 
     task: str
     position: str
@@ -585,6 +801,19 @@ def run(
     seeding and must return a :class:`TinyTransformer` (a subclass that
     overrides :meth:`TinyTransformer.attention_bias`, say); ``position`` then
     only names the result. This is how the capstone project adds a method.
+
+    Examples
+    --------
+    >>> from posenc.experiment import run
+    >>> result = run("order", "rope", steps=20, test_factors=(1, 2))
+    >>> list(result.accuracy), all(0 <= value <= 1 for value in result.accuracy.values())
+    ([16, 32], True)
+
+    Running it again gives the same numbers (on the same machine; training is chaotic, and another CPU's
+    kernels move the last bits, then the accuracies):
+
+    >>> run("order", "rope", steps=20, test_factors=(1, 2)).accuracy == result.accuracy
+    True
     """
     _check_task(task)
     seed = check_int("seed", seed)
@@ -648,6 +877,21 @@ def recipe_frequencies(
 ) -> tuple[np.ndarray, float]:
     """The frequencies and the query/key scale that ``recipe`` uses for a sequence of ``seq_len`` tokens.
 
+    Parameters
+    ----------
+    recipe : str
+        One of :data:`RECIPES` or :data:`PROBES`.
+    dim : int
+        Head dimension; a positive even integer.
+    seq_len : int
+        Length of the sequence to read, >= 1 (dynamic NTK's frequencies depend on it).
+    factor : float
+        The extension ``s``.
+    original_max_position : int
+        The longest training length ``L``.
+    base : float, default 10000.0
+        The trained RoPE base.
+
     Returns
     -------
     frequencies : numpy.ndarray
@@ -655,6 +899,18 @@ def recipe_frequencies(
     scale : float
         What both the rotated queries and keys are multiplied by: YaRN's
         :func:`posenc.yarn_attention_factor` for the two YaRN recipes, 1 otherwise.
+
+    Examples
+    --------
+    >>> from posenc.experiment import recipe_frequencies
+    >>> theta, scale = recipe_frequencies("linear", 8, 64, factor=4.0, original_max_position=16)
+    >>> theta.round(8)  # position interpolation: every frequency divided by 4
+    array([0.25   , 0.025  , 0.0025 , 0.00025])
+    >>> scale
+    1.0
+    >>> theta, scale = recipe_frequencies("yarn", 8, 64, factor=4.0, original_max_position=16)
+    >>> round(scale, 4)  # YaRN also scales the queries and keys: 0.1 ln 4 + 1
+    1.1386
     """
     if recipe not in RECIPES + PROBES:
         raise ValueError(f"recipe must be one of {RECIPES + PROBES}, got {recipe!r}")
@@ -684,6 +940,27 @@ class RescaledRotary(nn.Module):
     It replaces :class:`posenc.nn.RotaryEmbedding` inside a trained model
     (:func:`rescaled`) and rotates the same way; the tables are made for each
     sequence length, since dynamic NTK's frequencies depend on it, and kept.
+
+    Parameters
+    ----------
+    dim : int
+        Head dimension; a positive even integer.
+    recipe : str
+        One of :data:`RECIPES` or :data:`PROBES`.
+    factor : float
+        The extension ``s``.
+    original_max_position : int
+        The longest training length ``L``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import RescaledRotary
+    >>> rotary = RescaledRotary(8, "linear", factor=4.0, original_max_position=16)
+    >>> rotary
+    RescaledRotary(dim=8, recipe='linear', factor=4.0)
+    >>> rotary(torch.ones(1, 2, 64, 8)).shape  # (batch, heads, seq, head_dim)
+    torch.Size([1, 2, 64, 8])
     """
 
     def __init__(self, dim: int, recipe: str, *, factor: float, original_max_position: int) -> None:
@@ -723,6 +1000,21 @@ def rescaled(model: TinyTransformer, recipe: str, *, factor: float = 4.0, origin
         The extension ``s > 1``: 4 reads 64 tokens with a model trained on 16.
     original_max_position : int, default 16
         The longest training length ``L``.
+
+    Returns
+    -------
+    TinyTransformer
+        The copy, whose every :class:`Attention` rotates with a :class:`RescaledRotary`.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import TinyTransformer, rescaled
+    >>> _ = torch.manual_seed(0)
+    >>> model = TinyTransformer(vocab_size=16, position="rope")
+    >>> longer = rescaled(model, "linear", factor=4.0, original_max_position=16)
+    >>> type(longer.blocks[0].attention.rope).__name__, type(model.blocks[0].attention.rope).__name__
+    ('RescaledRotary', 'RotaryEmbedding')
     """
     if not isinstance(model, TinyTransformer) or model.position != "rope":
         raise ValueError(f"model must be a TinyTransformer with position='rope', got {model!r:.60}")
@@ -744,6 +1036,35 @@ def fine_tune(
     new), a smaller peak learning rate, and lengths drawn from ``lengths``:
     by default 150 steps at 32 to 64 tokens, as position interpolation's paper
     fine-tunes briefly at the extended length.
+
+    Parameters
+    ----------
+    model : TinyTransformer
+        The trained model, changed in place.
+    task : {"order", "relative"}
+        The task.
+    steps : int, default 150
+        Training steps.
+    lengths : tuple of int, default (32, 64)
+        The shortest and longest sequence length of the batches.
+    lr : float, default 1e-3
+        Peak learning rate.
+    seed : int, default 0
+        Seed of the fine-tune's batches.
+
+    Returns
+    -------
+    Curve
+        The fine-tune's learning curve.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.experiment import TinyTransformer, fine_tune, rescaled
+    >>> _ = torch.manual_seed(0)
+    >>> model = rescaled(TinyTransformer(vocab_size=16, position="rope"), "linear")
+    >>> fine_tune(model, "relative", steps=10, lengths=(32, 64)).steps  # one point: fewer steps than 25
+    [10]
     """
     return train(model, task, steps=steps, lengths=lengths, lr=lr, seed=seed, stream=2)
 
@@ -772,6 +1093,33 @@ def sweep(
     The line gives the band of each accuracy (:func:`posenc.results.band`); times
     are not printed, since they differ from run to run. For the chapter's
     whole sweep, saved to a file, see :func:`chapter_sweep`.
+
+    Parameters
+    ----------
+    tasks : iterable of str, default every task of :data:`TASKS`
+        The tasks.
+    positions : iterable of str, default :data:`POSITIONS`
+        The variants.
+    seeds : iterable of int, default (0,)
+        The seeds; each (task, variant) is trained once per seed.
+    verbose : bool, default True
+        Print each run's bands as it ends.
+    **run_options
+        Passed on to :func:`run` (``steps``, ``train_length``, ...).
+
+    Returns
+    -------
+    list of RunResult
+        In the order task, variant, seed.
+
+    Examples
+    --------
+    >>> from posenc.experiment import sweep
+    >>> results = sweep(tasks=("order",), positions=("none", "rope"), steps=10)  # doctest: +ELLIPSIS
+    order     none         16: ...
+    order     rope         16: ...
+    >>> [(result.task, result.position, result.seed) for result in results]
+    [('order', 'none', 0), ('order', 'rope', 0)]
     """
     results = []
     for task in tasks:
@@ -790,6 +1138,28 @@ def format_table(results: list[RunResult], *, percent: bool = False) -> str:
     Cells name the band of each accuracy (:func:`posenc.results.band`), or with
     ``percent`` give it in whole percent; ``--`` marks a length the variant
     cannot run. With several seeds of a variant, the table shows the first.
+
+    Parameters
+    ----------
+    results : list of RunResult
+        What :func:`run` or :func:`sweep` returned.
+    percent : bool, default False
+        Give the accuracies in whole percent instead of their bands.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from posenc.experiment import format_table, sweep
+    >>> results = sweep(tasks=("order",), positions=("none", "learned"), steps=10, verbose=False)
+    >>> print(format_table(results))  # doctest: +ELLIPSIS
+               |         order
+    length     |      16     32     64
+    ----------------------------------
+    none       |  failed failed failed
+    learned    | ...     --     --
     """
     show = _percent if percent else _band
     tasks = list(dict.fromkeys(result.task for result in results))
@@ -819,6 +1189,25 @@ def to_results(runs, study: str = "main") -> Results:
 
     So that :func:`posenc.results.format_summary` and :func:`posenc.results.band`
     give their mean, range and band, as for the chapter's own sweep.
+
+    Parameters
+    ----------
+    runs : iterable of RunResult
+        The runs.
+    study : str, default "main"
+        The study that every record is filed under.
+
+    Returns
+    -------
+    posenc.results.Results
+
+    Examples
+    --------
+    >>> from posenc.experiment import sweep, to_results
+    >>> runs = sweep(tasks=("order",), positions=("none",), seeds=(0, 1), steps=10, verbose=False)
+    >>> results = to_results(runs)
+    >>> [(record.study, record.position, record.seed) for record in results.records]
+    [('main', 'none', 0), ('main', 'none', 1)]
     """
     records = []
     for result in runs:
@@ -844,9 +1233,15 @@ CONTROL = {
 """The longer-training control: the relative task, five times the chapter's 600 steps."""
 
 TEST_LENGTHS = (16, 32, 64)
+"""The lengths every model of the chapter is tested at: the longest training length, twice and four times it.
+"""
 
 DISTANCE_RECIPES = ("none", "linear", "pi-fastest")
+"""The recipes of the distance probe (:data:`DISTANCE_LENGTH`)."""
+
 DISTANCES = tuple(range(1, 21))
+"""The distances of the distance probe (:data:`DISTANCE_LENGTH`)."""
+
 DISTANCE_LENGTH = 32
 """The distance probe: the trained RoPE models, as trained and with PI or half of it, read 32-token
 sequences whose copy is at one distance, 1 to 20; with s = 4, PI turns distance 12 as training turned 3."""
@@ -920,6 +1315,17 @@ def chapter_sweep(
 
     Every run seeds itself and uses one thread, so the results do not depend on
     ``workers`` (processes run side by side) or on their order.
+
+    Examples
+    --------
+    The chapter's sweep takes about an hour on two cores; one step per model shows what it returns.
+
+    >>> from posenc.experiment import chapter_sweep
+    >>> results = chapter_sweep(workers=1, seeds=(0,), steps=1, control_steps=1, fine_tune_steps=1)
+    >>> sorted({record.study for record in results.records})
+    ['control', 'distance', 'fine-tuned', 'main', 'probe', 'rescaled']
+    >>> results.meta["test_lengths"]
+    [16, 32, 64]
     """
     workers = check_int("workers", workers, minimum=1)
     seeds = tuple(check_int("seeds", seed) for seed in seeds)

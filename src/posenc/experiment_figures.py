@@ -51,7 +51,16 @@ def _half_line(ax, text: dict) -> None:
 
 
 def experiment_curves(results, *, lang: str = "en"):
-    """Training accuracy against step, one panel per task, one thin line per variant and seed."""
+    """Training accuracy against step, one panel per task, one thin line per variant and seed.
+
+    Examples
+    --------
+    >>> from posenc.experiment_figures import experiment_curves
+    >>> from posenc.results import load
+    >>> fig = experiment_curves(load())  # the committed results of chapter 8
+    >>> [ax.get_title() for ax in fig.axes]
+    ['order: is the first token smaller than the last?', 'relative: is the copy 3 steps back?']
+    """
     text = _experiment_text(lang)
     grouped = _groups(results, "main", "position")
     fig, axes = plt.subplots(1, len(grouped), figsize=(5.5 * len(grouped), 3.8), squeeze=False, sharey=True)
@@ -80,6 +89,14 @@ def experiment_lengths(results, *, lang: str = "en"):
     """Test accuracy against test length: the mean over the seeds as a line, every seed as a dot.
 
     A variant that cannot run at a length has no point there.
+
+    Examples
+    --------
+    >>> from posenc.experiment_figures import experiment_lengths
+    >>> from posenc.results import load
+    >>> fig = experiment_lengths(load())  # the committed results of chapter 8
+    >>> [ax.get_title() for ax in fig.axes]
+    ['order: is the first token smaller than the last?', 'relative: is the copy 3 steps back?']
     """
     text = _experiment_text(lang)
     grouped = _groups(results, "main", "position")
@@ -113,6 +130,14 @@ def experiment_table(results, *, lang: str = "en"):
     """The results table as a figure: a variant per row, a task and test length per column.
 
     Each cell gives the mean over the seeds and, below it, the lowest and highest seed.
+
+    Examples
+    --------
+    >>> from posenc.experiment_figures import experiment_table
+    >>> from posenc.results import load
+    >>> fig = experiment_table(load())  # the committed results of chapter 8
+    >>> [ax.get_title() for ax in fig.axes]
+    ['Test accuracy (%): mean over the seeds [lowest-highest]']
     """
     text = _experiment_text(lang)
     grouped = _groups(results, "main", "position")
@@ -152,6 +177,14 @@ def experiment_rescaling(results, *, lang: str = "en"):
     """The trained RoPE models read with each recipe: without training (left) and after a fine-tune (right).
 
     For each recipe and test length, every seed is a dot and the mean a short bar.
+
+    Examples
+    --------
+    >>> from posenc.experiment_figures import experiment_rescaling
+    >>> from posenc.results import load
+    >>> fig = experiment_rescaling(load())  # the committed results of chapter 8
+    >>> [ax.get_title() for ax in fig.axes]
+    ['as trained, no further training', 'after a fine-tune of 150 steps at 32-64 tokens']
     """
     text = _experiment_text(lang)
     lengths = results.lengths()
@@ -185,6 +218,14 @@ def experiment_distances(results, *, lang: str = "en"):
     The line is the mean over the seeds, the dots are the seeds; the dotted
     lines mark distance 3, the one that training rewarded, and distance 12,
     which position interpolation with ``s = 4`` turns as training turned 3.
+
+    Examples
+    --------
+    >>> from posenc.experiment_figures import experiment_distances
+    >>> from posenc.results import load
+    >>> fig = experiment_distances(load())  # the committed results of chapter 8
+    >>> [ax.get_title() for ax in fig.axes]
+    ['Which distance do the RoPE models answer "yes" to? (32 tokens, every seed)']
     """
     text = _experiment_text(lang)
     ((_task, recipes),) = _groups(results, "distance", "recipe").items()

@@ -1,6 +1,6 @@
 """The chapters' figures of the encodings themselves, labelled in English, Indonesian or Korean.
 
-Every function returns a :class:`matplotlib.figure.Figure` that is already
+Every function returns a ``matplotlib.figure.Figure`` that is already
 closed in pyplot, so a notebook shows it exactly once: as the cell's value.
 The notebooks call them through :mod:`posenc.plot`.
 """
@@ -65,6 +65,17 @@ def heatmap(num_positions: int = 64, d_model: int = 128, *, layout: str = "inter
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from posenc.figures import heatmap
+    >>> fig = heatmap(num_positions=16, d_model=8)
+    >>> fig.axes[0].get_title()
+    'Sinusoidal positional encoding'
+    >>> fig.axes[0].images[0].get_array().shape  # one row per position, one column per dimension
+    (16, 8)
+    >>> heatmap(16, 8, lang="ko").axes[0].get_title()
+    '사인파 위치 인코딩'
     """
     text = _labels(lang)
     if layout not in _LAYOUTS:
@@ -95,7 +106,15 @@ def heatmap(num_positions: int = 64, d_model: int = 128, *, layout: str = "inter
 
 
 def waves(num_positions: int = 100, d_model: int = 128, dims=(0, 1, 6, 7, 20), *, lang: str = "en"):
-    """Chosen columns of the table, one panel each, as curves over position."""
+    """Chosen columns of the table, one panel each, as curves over position.
+
+    Examples
+    --------
+    >>> from posenc.figures import waves
+    >>> fig = waves(num_positions=50, d_model=16, dims=(0, 1))
+    >>> [len(ax.get_lines()[0].get_ydata()) for ax in fig.axes]  # one panel per dimension, 50 positions
+    [50, 50]
+    """
     text = _labels(lang)
     table = sinusoidal_encoding(num_positions, d_model)
     dims = [check_int("dims", j) for j in dims]
@@ -113,7 +132,15 @@ def waves(num_positions: int = 100, d_model: int = 128, dims=(0, 1, 6, 7, 20), *
 
 
 def wavelengths(d_model: int = 512, *, base: float = 10000.0, lang: str = "en"):
-    """Wavelength ``2 pi / omega_i`` of every pair ``i`` on a log scale."""
+    """Wavelength ``2 pi / omega_i`` of every pair ``i`` on a log scale.
+
+    Examples
+    --------
+    >>> from posenc.figures import wavelengths
+    >>> lengths = wavelengths(d_model=64).axes[0].get_lines()[0].get_ydata()
+    >>> len(lengths), round(float(lengths[0]), 4), round(float(lengths[-1]))  # 32 pairs, from 2 pi up
+    (32, 6.2832, 47117)
+    """
     text = _labels(lang)
     wavelength = 2 * np.pi / frequencies(d_model, base)
     fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -125,7 +152,15 @@ def wavelengths(d_model: int = 512, *, base: float = 10000.0, lang: str = "en"):
 
 
 def dot_products(d_model: int = 128, max_offset: int = 50, positions=(0, 20, 70), *, lang: str = "en"):
-    """``PE(p) . PE(p + k)`` against ``k`` for a few starting positions ``p``."""
+    """``PE(p) . PE(p + k)`` against ``k`` for a few starting positions ``p``.
+
+    Examples
+    --------
+    >>> from posenc.figures import dot_products
+    >>> fig = dot_products(d_model=16, max_offset=10, positions=(0, 5))
+    >>> [line.get_label() for line in fig.axes[0].get_lines()]  # one curve per starting position p
+    ['$p = 0$', '$p = 5$']
+    """
     text = _labels(lang)
     max_offset = check_int("max_offset", max_offset)
     positions = [check_int("positions", p) for p in positions]
@@ -142,7 +177,16 @@ def dot_products(d_model: int = 128, max_offset: int = 50, positions=(0, 20, 70)
 
 
 def circle(pair: int = 0, d_model: int = 8, num_positions: int = 6, *, lang: str = "en"):
-    """Positions ``0 ... num_positions - 1`` of one (sin, cos) pair on the unit circle."""
+    r"""Positions ``0 ... num_positions - 1`` of one (sin, cos) pair on the unit circle.
+
+    Examples
+    --------
+    >>> from posenc.figures import circle
+    >>> fig = circle(pair=0, d_model=8, num_positions=4)
+    >>> print(fig.axes[0].get_title())
+    Pair $i = 0$: each time $\mathrm{pos}$ grows by 1,
+    the point turns by $\omega_{0}$
+    """
     text = _labels(lang)
     d_model = check_d_model(d_model)
     pair = check_int("pair", pair)
@@ -173,6 +217,13 @@ def rope_decay(dim: int = 128, max_distance: int = 256, *, base: float = 10000.0
     Plots :func:`posenc.rope_decay_bound`: the mean of ``|S_j|`` over the
     ``dim / 2`` partial sums ``S_j = sum_{k<j} exp(1j r theta_k)``, for
     ``r = 0 ... max_distance``.
+
+    Examples
+    --------
+    >>> from posenc.figures import rope_decay
+    >>> fig = rope_decay(dim=16, max_distance=32)
+    >>> len(fig.axes), len(fig.axes[0].get_lines()) >= 1
+    (1, True)
     """
     text = _labels(lang)
     bound = rope_decay_bound(max_distance, dim, base=base)
@@ -193,6 +244,13 @@ def alibi(num_heads: int = 8, seq_len: int = 12, heads=(0, 3, 7), *, causal: boo
 
     With ``causal=True`` the keys after the query (``j > i``), which a causal
     model masks, are left blank.
+
+    Examples
+    --------
+    >>> from posenc.figures import alibi
+    >>> fig = alibi(num_heads=8, seq_len=6, heads=(0, 7))
+    >>> [ax.get_title() for ax in fig.axes[:2]]  # one panel per head, then the colour bar
+    ['head 0, slope $m = 0.5$', 'head 7, slope $m = 0.003906$']
     """
     text = _labels(lang)
     bias = alibi_bias(num_heads, seq_len)
@@ -226,7 +284,14 @@ def alibi(num_heads: int = 8, seq_len: int = 12, heads=(0, 3, 7), *, causal: boo
 
 
 def t5_buckets(span: int = 200, *, num_buckets: int = 32, max_distance: int = 128, lang: str = "en"):
-    """T5's bucket of each relative position ``-span ... span``, encoder and decoder."""
+    """T5's bucket of each relative position ``-span ... span``, encoder and decoder.
+
+    Examples
+    --------
+    >>> from posenc.figures import t5_buckets
+    >>> [line.get_label() for line in t5_buckets(span=20).axes[0].get_lines()]
+    ['encoder (bidirectional)', 'decoder (causal)']
+    """
     text = _labels(lang)
     span = check_int("span", span, minimum=1)
     relative = np.arange(-span, span + 1)
@@ -261,6 +326,13 @@ def scaling_ratios(
     YaRN is :func:`posenc.scaled_frequencies`'s default, the ramp of its
     reference code; the methods that checkpoints ship besides these are
     compared in chapter 9.
+
+    Examples
+    --------
+    >>> from posenc.figures import scaling_ratios
+    >>> fig = scaling_ratios(dim=128, factor=8.0)
+    >>> [line.get_label() for line in fig.axes[0].get_lines()][:3]
+    ['position interpolation (linear)', 'NTK-aware', 'YaRN ($L = 4096$)']
     """
     text = _labels(lang)
     theta = rope_frequencies(dim, base)

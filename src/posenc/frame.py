@@ -60,6 +60,28 @@ def draw_frame(data: list, layout: dict):
     domains, lines (colour, dash), markers, text, log axes, fixed ranges,
     equal aspect, annotations and a title in paper coordinates, a legend, and
     the slider's current value, written at the top left.
+
+    Parameters
+    ----------
+    data : list of dict
+        Plotly scatter traces.
+    layout : dict
+        Their plotly layout, with a ``height`` (and a ``width``, default 800) in pixels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Closed in pyplot, of the layout's size at 100 dpi.
+
+    Examples
+    --------
+    >>> from posenc.frame import draw_frame
+    >>> from posenc.sliders import rotation_slider
+    >>> figure = rotation_slider()
+    >>> fig = draw_frame(figure.frame(), figure.layout)  # the frame its slider shows first
+    >>> [round(float(size)) for size in fig.get_size_inches() * fig.dpi] == [
+    ...     figure.layout.get("width", 800), figure.layout["height"]]
+    True
     """
     size = (layout.get("width", 800), layout["height"])
     fig = plt.figure(figsize=(size[0] / 100, size[1] / 100))

@@ -68,6 +68,14 @@ def rounded(values, *, decimals: int | None = None, significant: int | None = No
     list of float
         Exactly one of ``decimals`` and ``significant`` must be given. Signed
         zeros become ``0.0``, which a last-bit difference could otherwise flip.
+
+    Examples
+    --------
+    >>> from posenc.interactive import rounded
+    >>> rounded([0.123456, -1e-17], decimals=3)  # -1e-17 rounds to -0.0, written as 0.0
+    [0.123, 0.0]
+    >>> rounded([123456.7, 0.000123456], significant=3)
+    [123000.0, 0.000123]
     """
     if (decimals is None) == (significant is None):
         raise ValueError("give exactly one of decimals and significant")
@@ -108,6 +116,22 @@ class InteractiveFigure:
         Text of the label of the site's slider (keyboard and screen readers).
     description : str
         Accessible name of the figure, also the PNG's alt text.
+
+    Examples
+    --------
+    Two points and a slider that moves the second one:
+
+    >>> from posenc.interactive import InteractiveFigure
+    >>> steps = [{"method": "restyle", "label": str(y), "args": [{"y": [[0, y]]}, [0]]} for y in (1, 2, 3)]
+    >>> figure = InteractiveFigure(
+    ...     [{"type": "scatter", "x": [0, 1], "y": [0, 0]}],
+    ...     {"height": 300, "sliders": [{"active": 1, "steps": steps}]},
+    ...     name="two-points", label="height", description="A line from (0, 0) to (1, y).",
+    ... )
+    >>> figure.div_id, figure.active, figure.data[0]["y"]  # the traces start at the active step
+    ('posenc-fig-two-points', 1, [0, 2])
+    >>> sorted(figure._repr_mimebundle_())  # what a notebook stores
+    ['application/vnd.plotly.v1+json', 'image/png', 'text/html', 'text/plain']
     """
 
     def __init__(self, data: list, layout: dict, *, name: str, label: str, description: str) -> None:

@@ -33,6 +33,20 @@ class InputEmbeddings(nn.Module):
     ``nn.Embedding`` starts from N(0, 1) entries, so an embedding has norm
     about ``sqrt(d_model)`` before scaling; scaling follows Vaswani et al.
     (2017), who share these weights with the output layer.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.nn import InputEmbeddings
+    >>> _ = torch.manual_seed(0)
+    >>> embed = InputEmbeddings(vocab_size=10, d_model=8)
+    >>> embed(torch.tensor([[1, 2, 3]])).shape
+    torch.Size([1, 3, 8])
+
+    Each row is the token's embedding times ``sqrt(d_model)``:
+
+    >>> torch.equal(embed(torch.tensor([4]))[0], embed.embedding.weight[4] * 8**0.5)
+    True
     """
 
     def __init__(self, vocab_size: int, d_model: int) -> None:
@@ -61,6 +75,22 @@ class PositionalEncoding(nn.Module):
     The table is a registered buffer of shape ``(1, max_seq_length, d_model)``:
     it is saved in ``state_dict`` and follows ``.to(device)`` and
     ``.to(dtype)``, but it is not a parameter and is never trained.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.nn import PositionalEncoding
+    >>> add_positions = PositionalEncoding(d_model=4, max_seq_length=16)
+    >>> x = torch.zeros(2, 3, 4)  # a batch of two sequences of three embeddings
+
+    On zeros, what is added shows: row ``pos`` is ``sin(pos), cos(pos), sin(pos / 100), cos(pos / 100)``.
+
+    >>> add_positions(x)[0].round(decimals=3)
+    tensor([[ 0.0000,  1.0000,  0.0000,  1.0000],
+            [ 0.8410,  0.5400,  0.0100,  1.0000],
+            [ 0.9090, -0.4160,  0.0200,  1.0000]])
+    >>> list(add_positions.state_dict())  # a buffer, saved with the model, never trained
+    ['pe']
     """
 
     def __init__(self, d_model: int, max_seq_length: int) -> None:
@@ -127,6 +157,33 @@ class RotaryEmbedding(nn.Module):
     largest error against a float64 rotation of the same input is about
     1.5e-2, half a bfloat16 step of the largest entries, against 2.6e-2 when
     the tables themselves are bfloat16 (``tests/test_nn.py`` measures it).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.nn import RotaryEmbedding
+    >>> rope = RotaryEmbedding(dim=4, max_seq_length=32)
+
+    The same vector at positions 0, 1 and 2 is turned by 0, 1 and 2 radians in its first pair and by
+    0, 0.01 and 0.02 radians in its second:
+
+    >>> x = torch.tensor([1.0, 0.0, 1.0, 0.0]).expand(3, 4)
+    >>> rope(x).round(decimals=3)
+    tensor([[ 1.0000,  0.0000,  1.0000,  0.0000],
+            [ 0.5400,  0.8410,  1.0000,  0.0100],
+            [-0.4160,  0.9090,  1.0000,  0.0200]])
+
+    The score of a rotated query and a rotated key depends only on how far apart they are:
+
+    >>> q, k = torch.randn(2, 4, generator=torch.Generator().manual_seed(0))
+    >>> scores = rope(q.expand(8, 4)) @ rope(k.expand(8, 4)).T  # query at m, key at n
+    >>> torch.allclose(scores[0, 2], scores[5, 7], atol=1e-5)  # n - m = 2 in both
+    True
+
+    ``offset`` gives the position of the first row, as for the new tokens of a KV cache:
+
+    >>> torch.equal(rope(x[:1], offset=2), rope(x)[2:])
+    True
     """
 
     def __init__(

@@ -38,6 +38,8 @@ RESULTS_FILE = Path(__file__).with_name("data") / "experiment_results.json"
 """The committed results of the sweep, shipped with the package (Colab reads it too)."""
 
 SOLVED_AT = 0.90
+"""The accuracy that every seed must reach for ``"solved"``; the band rule is under :data:`FAILED_BELOW`."""
+
 FAILED_BELOW = 0.65
 """The band rule, written before the stored five-seed sweep was run (but after a reviewer's five-seed
 re-run of the earlier chapter had been seen, so not blind to results) and not changed after it:
@@ -97,6 +99,17 @@ class Record:
         1)``, or ``None`` where the variant cannot run at that length.
     curve : tuple
         ``(steps, accuracy)`` of the learning curve, or ``()`` where none is kept.
+
+    Examples
+    --------
+    >>> from posenc.results import load
+    >>> record = load().select("main", task="order", position="rope", seed=0)[0]
+    >>> record.key
+    ('main', 'order', 'rope', '', 0)
+    >>> record.correct[16]  # (right, total) for label 0, then for label 1
+    ((248, 249), (251, 251))
+    >>> record.accuracy(16), record.label_accuracy(16, 1)
+    (0.998, 1.0)
     """
 
     study: str
@@ -153,7 +166,28 @@ class Record:
 
 @dataclass
 class Results:
-    """Every record of one sweep, and how it was made (``meta``)."""
+    """Every record of one sweep, and how it was made (``meta``).
+
+    Attributes
+    ----------
+    meta : dict
+        How the sweep was run: its seeds, steps, test lengths, recipes, ...
+    records : list of Record
+        One per trained (or rescaled) model.
+
+    Examples
+    --------
+    >>> from posenc.results import load
+    >>> results = load()
+    >>> results.lengths()
+    [16, 32, 64]
+    >>> [record.seed for record in results.select("main", task="order", position="alibi")]
+    [0, 1, 2, 3, 4]
+    >>> results.select("main", position="rotary")
+    Traceback (most recent call last):
+        ...
+    ValueError: no record of study 'main' with position='rotary'
+    """
 
     meta: dict
     records: list[Record]
@@ -187,7 +221,24 @@ class Results:
 
 
 def load(path=RESULTS_FILE) -> Results:
-    """Read a results file (by default the committed one, :data:`RESULTS_FILE`)."""
+    """Read a results file (by default the committed one, :data:`RESULTS_FILE`).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, default RESULTS_FILE
+        The file, as :meth:`Results.dump` writes it.
+
+    Returns
+    -------
+    Results
+
+    Examples
+    --------
+    >>> from posenc.results import load
+    >>> results = load()
+    >>> results.meta["seeds"], results.meta["steps"]
+    ([0, 1, 2, 3, 4], 600)
+    """
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     return Results(data["meta"], [Record.from_json(record) for record in data["records"]])
 
@@ -233,6 +284,20 @@ def band(accuracies: Iterable) -> str:
 def wilson_interval(right: int, total: int, *, z: float = 1.96) -> tuple[float, float]:
     """Wilson's score interval for a share of ``right`` out of ``total`` (95 % for ``z = 1.96``).
 
+    Parameters
+    ----------
+    right : int
+        Right answers, ``0 ... total``.
+    total : int
+        Answers, >= 1.
+    z : float, default 1.96
+        The normal quantile of the confidence level, > 0.
+
+    Returns
+    -------
+    low, high : float
+        The interval's ends, in [0, 1].
+
     Examples
     --------
     >>> [round(edge, 3) for edge in wilson_interval(278, 500)]
@@ -266,6 +331,30 @@ def compare(expected: Results, actual: Results, *, tolerance: dict | None = None
     seed's accuracy and curve point (``"seed"``), of each mean over the seeds
     and of the mean curve (``"mean"``), and of each label's pooled share
     (``"label"``).
+
+    Parameters
+    ----------
+    expected, actual : Results
+        The stored results and a re-run.
+    tolerance : dict, optional
+        ``{"mean": ..., "seed": ..., "label": ...}``, fractions.
+
+    Returns
+    -------
+    list of str
+        One line per difference, sorted.
+
+    Examples
+    --------
+    The sweep made with AVX2 kernels only matches the stored one within :data:`TOLERANCE`, and not
+    within one point:
+
+    >>> from posenc.results import AVX2_FILE, compare, load
+    >>> compare(load(), load(AVX2_FILE))
+    []
+    >>> tight = {"mean": 0.01, "seed": 0.01, "label": 0.01}
+    >>> compare(load(), load(AVX2_FILE), tolerance=tight)[0]
+    "('control', 'relative', 'sinusoidal', '') at 32, label 0: 0.732 -> 0.673"
     """
     tolerance = dict(TOLERANCE if tolerance is None else tolerance)
     if set(tolerance) != set(TOLERANCE):
@@ -336,12 +425,26 @@ def _compare_group(group: tuple, old: list[Record], new: list[Record], limit: di
 def largest_moves(expected: Results, actual: Results) -> dict:
     """The largest move of a seed's accuracy, a mean over seeds and a pooled label share, and what stayed put.
 
+    Parameters
+    ----------
+    expected, actual : Results
+        Two sweeps with the same records.
+
     Returns
     -------
     dict
         ``{"seed": ..., "mean": ..., "label": ..., "identical": (unchanged, total)}``,
         the moves as fractions, ``identical`` counting the seeds' accuracies
         that are exactly the same.
+
+    Examples
+    --------
+    >>> from posenc.results import AVX2_FILE, largest_moves, load
+    >>> moves = largest_moves(load(), load(AVX2_FILE))
+    >>> {name: round(moves[name], 3) for name in ("seed", "mean", "label")}
+    {'seed': 0.116, 'mean': 0.053, 'label': 0.163}
+    >>> moves["identical"]  # seeds' accuracies that did not move at all, of all
+    (448, 742)
     """
     wanted, got = _groups(expected), _groups(actual)
     moves = {"seed": 0.0, "mean": 0.0, "label": 0.0}
@@ -377,6 +480,31 @@ def format_summary(results: Results, study: str = "main", *, task=None, recipe=N
     Cells read ``mean [min-max] band``: the mean in whole percent, the lowest and
     highest seed to a tenth of a point. In the two rescaling
     studies the rows are the recipes; elsewhere they are the variants.
+
+    Parameters
+    ----------
+    results : Results
+        The results, e.g. :func:`load`'s.
+    study : str, default "main"
+        The study to show.
+    task, recipe : str, optional
+        Show only this task, or this recipe.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from posenc.results import format_summary, load
+    >>> print(format_summary(load(), task="order"))  # doctest: +ELLIPSIS
+    order (main, 600 steps, seeds 0, 1, 2, 3, 4)
+      position                           16                        32                        64
+      none            49 [48.0-50.2] failed     48 [46.8-50.6] failed     49 [47.2-50.6] failed
+      nope          100 [99.6-100.0] solved   100 [99.6-100.0] solved     99 [98.8-99.4] solved
+    ...
+      learned      100 [100.0-100.0] solved                        --                        --
+    ...
     """
     rows = "recipe" if study in ("rescaled", "fine-tuned", "probe") else "position"
     records = results.select(study, task=task, recipe=recipe)

@@ -49,6 +49,28 @@ def check_positions_shape(shape: tuple, x_shape: tuple) -> None:
 
     Two-dimensional positions follow Hugging Face's ``position_ids``: one row per sequence of the batch,
     for ``x`` of shape ``(batch, heads, seq_len, dim)``.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The shape of the positions.
+    x_shape : tuple of int
+        The shape of the queries or keys, ``(..., seq_len, dim)``.
+
+    Raises
+    ------
+    ValueError
+        If the positions do not fit, with both shapes in the message.
+
+    Examples
+    --------
+    >>> from posenc.rope import check_positions_shape
+    >>> check_positions_shape((5,), (4, 5, 8))  # one position per row: fits, returns None
+    >>> check_positions_shape((2, 5), (2, 4, 5, 8))  # one row of positions per sequence of the batch
+    >>> check_positions_shape((4,), (2, 4, 5, 8))
+    Traceback (most recent call last):
+        ...
+    ValueError: positions must have shape (seq_len,) = (5,), ... got positions of shape (4,) ...
     """
     seq_len = x_shape[-2]
     if len(shape) == 1 and shape[0] == seq_len:

@@ -87,6 +87,33 @@ class KVCache:
     seen : int
         How many tokens have been read: the cache length of a cache that never
         drops a token.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.serving import KVCache, TinyDecoder
+    >>> model = TinyDecoder(vocab_size=16, d_model=16, num_heads=2, num_layers=2, seed=0, dtype=torch.float64)
+    >>> tokens = torch.tensor([[3, 1, 4, 1, 5]])
+
+    Reading the prompt in two calls through a cache gives the logits of one call:
+
+    >>> cache = KVCache(model.num_layers)
+    >>> _ = model(tokens[:, :4], cache=cache)
+    >>> last = model(tokens[:, 4:], cache=cache)
+    >>> torch.allclose(last[:, 0], model(tokens)[:, 4])
+    True
+    >>> cache.positions  # the position each cached key was rotated by
+    tensor([[0, 1, 2, 3, 4]])
+
+    A sliding window of 4 with one attention sink keeps token 0 and the three latest:
+
+    >>> cache = KVCache(model.num_layers, window=4, sinks=1)
+    >>> for token in [3, 1, 4, 1, 5, 9]:
+    ...     _ = model(torch.tensor([[token]]), cache=cache)
+    >>> cache
+    KVCache(num_layers=2, window=4, sinks=1, rotated=True, reindex=False, slots=4, seen=6)
+    >>> cache.stream
+    tensor([0, 3, 4, 5])
     """
 
     def __init__(
@@ -148,11 +175,26 @@ class KVCache:
 
 
 class Generation(NamedTuple):
-    """What :func:`greedy_generate` returns."""
+    """What :func:`greedy_generate` returns.
 
-    tokens: torch.Tensor  # (batch, steps): the chosen token ids
-    logits: torch.Tensor  # (batch, steps, vocab): the logits each token was chosen from
-    positions: torch.Tensor  # (batch, steps): the position each chosen token is fed back at
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.serving import TinyDecoder, greedy_generate
+    >>> model = TinyDecoder(vocab_size=16, d_model=16, num_heads=2, num_layers=2, seed=0, dtype=torch.float64)
+    >>> out = greedy_generate(model, torch.tensor([[3, 1, 4, 1, 5]]), steps=3)
+    >>> out.tokens.shape, out.logits.shape, out.positions.shape  # (batch, steps), with vocab for the logits
+    (torch.Size([1, 3]), torch.Size([1, 3, 16]), torch.Size([1, 3]))
+    >>> torch.equal(out.tokens, out.logits.argmax(dim=-1))
+    True
+    """
+
+    #: ``(batch, steps)``: the chosen token ids.
+    tokens: torch.Tensor
+    #: ``(batch, steps, vocab)``: the logits each token was chosen from.
+    logits: torch.Tensor
+    #: ``(batch, steps)``: the position each chosen token is fed back at.
+    positions: torch.Tensor
 
 
 def _as_tensor(value) -> torch.Tensor:
@@ -255,6 +297,23 @@ class TinyDecoder(nn.Module):
     The initial weights are drawn in float64 from one seeded generator: embeddings N(0, 1),
     every linear layer N(0, 1 / fan_in), RMSNorm weights 1. The logits are then of size about 1,
     so that the greedy choices of a random model are well separated.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.serving import TinyDecoder
+    >>> model = TinyDecoder(vocab_size=16, d_model=16, num_heads=2, num_layers=2, seed=0, dtype=torch.float64)
+    >>> tokens = torch.tensor([[3, 1, 4, 1, 5]])
+    >>> logits = model(tokens)
+    >>> logits.shape  # (batch, seq_len, vocab_size)
+    torch.Size([1, 5, 16])
+
+    The same seed gives the same model, and RoPE sees only the differences of the positions: the same
+    tokens at positions 100 ... 104 give the same logits.
+
+    >>> again = TinyDecoder(vocab_size=16, d_model=16, num_heads=2, num_layers=2, seed=0, dtype=torch.float64)
+    >>> torch.allclose(again(tokens, position_ids=torch.arange(100, 105)), logits)
+    True
     """
 
     def __init__(
@@ -549,6 +608,28 @@ def greedy_generate(
     Generation
         ``tokens`` and ``logits`` of the generated tokens, and ``positions``, the position of
         each generated token as it is fed back (what the model uses for it).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.serving import KVCache, TinyDecoder, greedy_generate
+    >>> model = TinyDecoder(vocab_size=16, d_model=16, num_heads=2, num_layers=2, seed=0, dtype=torch.float64)
+    >>> out = greedy_generate(model, torch.tensor([[3, 1, 4, 1, 5]]), steps=4)
+    >>> out.tokens
+    tensor([[10, 11, 11, 11]])
+    >>> out.positions  # the prompt took positions 0 ... 4
+    tensor([[5, 6, 7, 8]])
+
+    A left-padded batch: with ``positions="mask"`` each row counts only its own real tokens.
+
+    >>> prompts = torch.tensor([[0, 0, 3, 1], [2, 7, 1, 8]])
+    >>> mask = torch.tensor([[0, 0, 1, 1], [1, 1, 1, 1]])
+    >>> greedy_generate(model, prompts, steps=2, attention_mask=mask).positions
+    tensor([[2, 3],
+            [4, 5]])
+    >>> greedy_generate(model, prompts, steps=2, attention_mask=mask, positions="cache").positions
+    tensor([[4, 5],
+            [4, 5]])
     """
     if not isinstance(model, TinyDecoder):
         raise TypeError(f"model must be a posenc.serving.TinyDecoder, got {type(model).__name__}")

@@ -99,6 +99,13 @@ def rotation_slider(
     Returns
     -------
     posenc.interactive.InteractiveFigure
+
+    Examples
+    --------
+    >>> from posenc.sliders import rotation_slider
+    >>> figure = rotation_slider()
+    >>> figure.div_id, len(figure.steps), figure.active  # the page's <div>, the slider's steps, the one shown
+    ('posenc-fig-rotation-shift', 51, 5)
     """
     text = _moving_text(lang)
     d_model = check_d_model(d_model)
@@ -247,6 +254,13 @@ def base_slider(d_model: int = 128, max_offset: int = 100, *, bases=BASES, base:
     Returns
     -------
     posenc.interactive.InteractiveFigure
+
+    Examples
+    --------
+    >>> from posenc.sliders import base_slider
+    >>> figure = base_slider(d_model=16, max_offset=10, bases=(100, 10000))
+    >>> figure.div_id, len(figure.steps), figure.active  # one step per base; 10000 is shown first
+    ('posenc-fig-formula-base', 2, 1)
     """
     text = _moving_text(lang)
     d_model, max_offset = check_d_model(d_model), check_int("max_offset", max_offset)
@@ -346,6 +360,13 @@ def rope_slider(
     Returns
     -------
     posenc.interactive.InteractiveFigure
+
+    Examples
+    --------
+    >>> from posenc.sliders import rope_slider
+    >>> figure = rope_slider()
+    >>> figure.div_id, len(figure.steps), figure.active  # one step per base; 10000 is shown first
+    ('posenc-fig-rope-decay-base', 6, 2)
     """
     text = _moving_text(lang)
     dim, max_distance = check_d_model(dim), check_int("max_distance", max_distance)
