@@ -74,8 +74,8 @@ def heatmap(num_positions: int = 64, d_model: int = 128, *, layout: str = "inter
     'Sinusoidal positional encoding'
     >>> fig.axes[0].images[0].get_array().shape  # one row per position, one column per dimension
     (16, 8)
-    >>> heatmap(16, 8, lang="ko").axes[0].get_title()
-    '사인파 위치 인코딩'
+    >>> heatmap(16, 8, lang="id").axes[0].get_title()  # the words come from posenc/locale/id.po
+    'Positional encoding sinusoidal'
     """
     text = _labels(lang)
     if layout not in _LAYOUTS:
