@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: book test lint execute serve clean edition handouts pdf epub
+.PHONY: book test lint execute serve clean edition handouts pdf epub dist
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,16 @@ epub: $(BIN)/.installed
 # _build/handouts/<lang>/ and _build/handouts/posenc-handouts-<lang>.zip.
 handouts: $(BIN)/.installed
 	$(BIN)/python tools/strip_solutions.py --handouts
+
+# posenc as a package: its wheel and sdist in _build/dist, both through `twine check --strict`
+# (tests/test_package.py also installs the wheel in a fresh venv). --no-isolation builds with the pinned
+# setuptools of .venv, without network. setuptools' build/ and src/posenc.egg-info go before and after:
+# a stale build/lib or SOURCES.txt would put files deleted since into the wheel or the sdist.
+dist: $(BIN)/.installed
+	rm -rf build src/posenc.egg-info _build/dist
+	$(BIN)/python -m build --no-isolation --sdist --wheel --outdir _build/dist
+	rm -rf build src/posenc.egg-info
+	$(BIN)/python -m twine check --strict _build/dist/*
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests tools book/_ext

@@ -19,7 +19,7 @@ from PIL import Image
 
 matplotlib.use("Agg")
 
-from posenc import interactive, plot
+from posenc import interactive, plot, sliders
 from posenc.interactive import PLOTLY_MIME, InteractiveFigure, rounded
 
 BUILDERS = {
@@ -96,7 +96,7 @@ def test_a_last_bit_difference_does_not_change_the_json(name, monkeypatch):
         return call
 
     for function in ("sinusoidal_encoding", "frequencies", "rope_decay_bound"):
-        monkeypatch.setattr(plot, function, nudged(getattr(plot, function)))
+        monkeypatch.setattr(sliders, function, nudged(getattr(sliders, function)))
     assert json.dumps(BUILDERS[name]().to_plotly_json()) == reference
 
 

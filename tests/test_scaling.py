@@ -344,7 +344,7 @@ def test_methods_differ_where_they_should():
 
 
 def test_unused_arguments_are_ignored():
-    # One set of keywords for every method (as posenc.plot.scaling_ratios passes): each reads its own.
+    # One set of keywords for every method (as posenc.figures.scaling_ratios passes): each reads its own.
     kwargs = {"original_max_position": 4096, "seq_len": 8192, "beta_fast": 32.0, "ramp": "paper"}
     np.testing.assert_array_equal(
         scaled_frequencies(64, 4.0, method="linear", **kwargs), scaled_frequencies(64, 4.0, method="linear")

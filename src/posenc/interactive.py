@@ -160,7 +160,8 @@ class InteractiveFigure:
         """The active frame drawn by matplotlib, as PNG bytes."""
         from PIL import Image
 
-        from posenc.plot import draw_frame
+        # matplotlib loads only when a frame is drawn; posenc.frame imports nothing of this module.
+        from posenc.frame import draw_frame
 
         fig = draw_frame(self.frame(), self.layout)
         drawn, buffer = io.BytesIO(), io.BytesIO()

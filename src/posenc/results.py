@@ -5,7 +5,7 @@ variant and seed, the longer-training control, the rescaled RoPE models) and
 writes :data:`RESULTS_FILE`. The three editions of the chapter read that file
 instead of training the same models three times, and a test re-runs the sweep
 and requires it to match the file within :data:`TOLERANCE`. This module only
-reads numbers, so like :mod:`posenc.plot` it does not import torch.
+reads numbers, so like :mod:`posenc.experiment_figures` it does not import torch.
 """
 
 from __future__ import annotations
