@@ -11,9 +11,6 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "posenc"
 MAX_LINES = 700
-# Modules still longer than MAX_LINES, each waiting for its own split; test_long_modules_are_still_long
-# makes sure an entry goes once its module is short.
-STILL_LONG = {"experiment.py": "issue 26: the experiment's tasks, models and sweep, to split"}
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -99,12 +96,4 @@ def line_count(path: Path) -> int:
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda path: path.name)
 def test_every_module_fits_in_a_head(path):
-    if path.name in STILL_LONG:
-        pytest.skip(STILL_LONG[path.name])
     assert line_count(path) <= MAX_LINES, f"{path.name} has {line_count(path)} lines, more than {MAX_LINES}"
-
-
-@pytest.mark.parametrize("name", sorted(STILL_LONG))
-def test_long_modules_are_still_long(name):
-    # Once a module is split, its entry in STILL_LONG must go, so the limit holds for it again.
-    assert line_count(PACKAGE / name) > MAX_LINES, f"{name} is short now: remove it from STILL_LONG"

@@ -83,16 +83,16 @@ class Record:
         longer; ``"rescaled"``: a trained RoPE model read with a context
         extension recipe and no training; ``"fine-tuned"``: the same after a
         short fine-tune at the longer lengths; ``"probe"``: read with half of
-        position interpolation (:data:`posenc.experiment.PROBES`); ``"distance"``:
+        position interpolation (:data:`posenc.rescaling.PROBES`); ``"distance"``:
         the "yes" answers when every copy is at one distance
-        (:func:`posenc.experiment.answers_by_distance`), keyed by distance.
+        (:func:`posenc.training.answers_by_distance`), keyed by distance.
     task, position : str
-        The task and the variant (:data:`posenc.experiment.POSITIONS`).
+        The task and the variant (:data:`posenc.tiny_model.POSITIONS`).
     seed : int
     steps : int
         Training steps (for ``"fine-tuned"``: the fine-tune's).
     recipe : str
-        The recipe of :data:`posenc.experiment.RECIPES`, ``"none"`` for the
+        The recipe of :data:`posenc.rescaling.RECIPES`, ``"none"`` for the
         original frequencies; ``""`` outside the two rescaling studies.
     correct : dict
         Test length -> ``((right, total) for label 0, (right, total) for label
