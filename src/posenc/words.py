@@ -3,7 +3,7 @@
 They live in one gettext catalog per language, ``posenc/locale/<lang>.po``, and nowhere in the code. A
 message's ``msgid`` is a dotted key naming where it is used (``plot.heatmap``, ``site.search``,
 ``handout.passed``), its ``msgstr`` the text in that language. A text with placeholders is a
-:meth:`str.format` template (``{d}``, ``{name}``, and ``{{`` for a literal brace); the same key has the
+``str.format`` template (``{d}``, ``{name}``, and ``{{`` for a literal brace); the same key has the
 same placeholders in every language. In ``id.po`` and ``ko.po``, each message carries the English text as
 a translator comment (``#. en: ...``), so that a translator sees what to translate and a changed English
 text shows up as a stale comment (tests/test_words.py).
@@ -18,6 +18,7 @@ from importlib import resources
 
 __all__ = ["LANGUAGES", "message", "messages"]
 
+#: The languages of the catalogs, the values of every ``lang`` argument.
 LANGUAGES = ("en", "id", "ko")
 
 
@@ -47,7 +48,7 @@ def message(key: str, lang: str, **fields) -> str:
     lang : {"en", "id", "ko"}
         The language.
     **fields
-        Values for the text's :meth:`str.format` placeholders. Without them the text is returned as
+        Values for the text's ``str.format`` placeholders. Without them the text is returned as
         stored: a template keeps its placeholders and doubled braces.
 
     Returns
