@@ -216,7 +216,7 @@ def apply_rope(
     array([[1.        , 0.        ],
            [0.54030231, 0.84147098]])
 
-    Two sequences, the first left-padded by one token: its tokens sit at
+    Two sequences, the first left-padded by one token: its two tokens are at
     positions 0 and 1 of their own sequence (the padded row's position does
     not matter).
 
