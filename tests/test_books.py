@@ -161,8 +161,10 @@ def test_indonesian_pdf_is_hyphenated_as_indonesian(tmp_path):
 def test_epub_passes_epubcheck(lang):
     result = subprocess.run(
         ["java", "-jar", "/usr/share/java/epubcheck.jar", str(book(lang, "epub"))],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "No errors or warnings detected" in result.stdout + result.stderr
 

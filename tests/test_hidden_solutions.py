@@ -282,8 +282,10 @@ def test_extension_removes_gated_solutions_and_solutions_only_text(tmp_path, hid
     )
     build = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(tmp_path), str(tmp_path / "_out")],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert build.returncode == 0, build.stderr
     text = page_text(tmp_path / "_out" / "index.html")
     assert "The exercise." in text and "The end." in text

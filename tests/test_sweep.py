@@ -1,6 +1,5 @@
 """posenc.sweep: the sweep's lines and tables, its Results, and the checks of the chapter's sweep."""
 
-
 import pytest
 
 from posenc import results as R

@@ -1,6 +1,5 @@
 """posenc.tasks: the seeded batches of chapter 8's two tasks, and what their labels say."""
 
-
 import numpy as np
 import pytest
 import torch

@@ -1,6 +1,5 @@
 """posenc.tiny_model: every variant of the small Transformer, and what each one can and cannot see."""
 
-
 import numpy as np
 import pytest
 import torch

@@ -1,6 +1,5 @@
 """posenc.training: reproducible training, a model learns what its positions allow, evaluation counts."""
 
-
 import numpy as np
 import pytest
 import torch

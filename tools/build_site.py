@@ -262,10 +262,20 @@ def jupyter_book(lang: str, folder: Path, options: list[str]) -> list[str]:
     """The command that builds ``book/<lang>`` with the configuration that ``write_edition_files``
     wrote into ``folder``; ``options`` adds the build's own (its builder)."""
     return [
-        str(JUPYTER_BOOK), "build", str(ROOT / "book" / lang),
-        "--config", str(folder / "_config.yml"), "--toc", str(folder / "_toc.yml"),
-        "--path-output", str(folder), "--warningiserror", "--nitpick", "--keep-going", *options,
-    ]  # fmt: skip
+        str(JUPYTER_BOOK),
+        "build",
+        str(ROOT / "book" / lang),
+        "--config",
+        str(folder / "_config.yml"),
+        "--toc",
+        str(folder / "_toc.yml"),
+        "--path-output",
+        str(folder),
+        "--warningiserror",
+        "--nitpick",
+        "--keep-going",
+        *options,
+    ]
 
 
 def run_builds(
@@ -454,14 +464,18 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("langs", nargs="*", help="editions to build (default: every edition of _config.yml)")
     parser.add_argument(
-        "--solutions", choices=["shown", "hidden"], default="shown",
+        "--solutions",
+        choices=["shown", "hidden"],
+        default="shown",
         help="hidden: leave every solution out of the site (make book SOLUTIONS=hidden)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--formats", nargs="+", choices=["html", *BOOK_FORMATS],
+        "--formats",
+        nargs="+",
+        choices=["html", *BOOK_FORMATS],
         help="html: the site; pdf, epub: the books to take away (make pdf, make epub). Default: the site,"
         " and first the PDF and EPUB where TeX is installed, since the site links them",
-    )  # fmt: skip
+    )
     arguments = parser.parse_args(argv)
     every = list(editions(load_yaml("_config.yml")))
     langs = arguments.langs or every
@@ -490,8 +504,10 @@ def build_all(langs: list[str], every: list[str], hidden: bool, formats: list[st
         say(f"Built in {took}: " + ", ".join(shown(BUILD / book, folder=True) for book in books))
     else:
         page = BUILD / "html" / (langs[0] if langs != every and len(langs) == 1 else "") / "index.html"
-        say(f"Built in {took}. Open {shown(page)}, or run `make serve` to read it (with its search) at"
-            " http://127.0.0.1:8000")  # fmt: skip
+        say(
+            f"Built in {took}. Open {shown(page)}, or run `make serve` to read it (with its search) at"
+            " http://127.0.0.1:8000"
+        )
     return 0
 
 

@@ -62,7 +62,7 @@ _CHECKS = (
     Check(
         label="ex-motivation-3",
         names=("causal_self_attention",),
-        code='''\
+        code="""\
 x = np.random.default_rng(seed=1).normal(size=(5, w_query.shape[0]))
 out = causal_self_attention(x)
 changed = x.copy()
@@ -73,18 +73,18 @@ return [
     (out.shape == x.shape, f"{out.shape}"),
     (earlier < 1e-10, f"max |difference| = {earlier:.1e} (< 1e-10)"),
     (last < 1e-10, f"max |difference| = {last:.1e} (< 1e-10)"),
-]''',
-        wrong='''\
+]""",
+        wrong="""\
 def causal_self_attention(x):
     queries, keys, values = x @ w_query, x @ w_key, x @ w_value
     scores = queries @ keys.T / np.sqrt(queries.shape[-1])
     scores[np.tril_indices(len(x), k=-1)] = -np.inf  # the mask on the wrong side of the diagonal
-    return softmax(scores) @ values''',
+    return softmax(scores) @ values""",
     ),
     Check(
         label="ex-formula-3",
         names=("best", "distance_all"),
-        code='''\
+        code="""\
 pair_0 = posenc.sinusoidal_encoding(1001, 2)  # the columns (sin p, cos p) for p = 0 ... 1000
 distances = np.linalg.norm(pair_0[1:] - pair_0[0], axis=1)  # for the offsets 1 ... 1000 from p = 0
 whole = isinstance(best, (int, np.integer)) and 1 <= best <= 1000
@@ -94,30 +94,30 @@ return [
     (whole, f"best = {best}"),
     (whole and distances[best - 1] <= distances.min() + 1e-12, ""),
     (error < 1e-4, f"|distance_all - |PE(best) - PE(0)|| = {error:.1e} (< 1e-4)"),
-]''',
+]""",
         wrong="best, distance_all = 355, 7.3",
     ),
     Check(
         label="ex-numpy-3",
         names=("get_positional_encoding_stacked",),
-        code='''\
+        code="""\
 stacked = get_positional_encoding_stacked(1000, 512)
 same_shape = stacked.shape == (1000, 512)
 error = float(np.abs(stacked - get_positional_encoding(1000, 512)).max()) if same_shape else float("inf")
 return [
     (same_shape, f"{stacked.shape}"),
     (error < 1e-10, f"max |difference| = {error:.1e} (< 1e-10)"),
-]''',
-        wrong='''\
+]""",
+        wrong="""\
 def get_positional_encoding_stacked(max_seq_len, d_model):
     angles = np.arange(max_seq_len)[:, None] * 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
     # stacked on a new first axis, not the last
-    return np.stack([np.sin(angles), np.cos(angles)]).reshape(max_seq_len, d_model)''',
+    return np.stack([np.sin(angles), np.cos(angles)]).reshape(max_seq_len, d_model)""",
     ),
     Check(
         label="ex-pytorch-1",
         names=("CheckedPositionalEncoding",),
-        code='''\
+        code="""\
 def raises_value_error(layer, x):
     try:
         layer(x)
@@ -134,18 +134,18 @@ return [
     (raises_value_error(CheckedPositionalEncoding(16, max_seq_length=1), torch.zeros(2, 6, 16)), ""),
     (fits, ""),
     (same, ""),
-]''',
-        wrong='''\
+]""",
+        wrong="""\
 class CheckedPositionalEncoding(PositionalEncoding):
     def forward(self, x):
         if x.size(1) >= self.pe.size(1):  # also refuses a sequence exactly as long as the table
             raise ValueError("sequence too long")
-        return super().forward(x)''',
+        return super().forward(x)""",
     ),
     Check(
         label="ex-rotation-1",
         names=("offset_between",),
-        code='''\
+        code="""\
 rng = np.random.default_rng(seed=1)
 p, q = rng.uniform(0, 10_000, size=(2, 200))
 estimates = np.array([offset_between(encoding_at(a, 64), encoding_at(b, 64)) for a, b in zip(p, q)], float)
@@ -154,17 +154,17 @@ error = float(np.abs(estimates - (q - p)).max())
 return [
     (right_side == 200, f"{right_side} / 200"),
     (error < 1e-6, f"max |offset_between - (q - p)| = {error:.1e} (< 1e-6)"),
-]''',
-        wrong='''\
+]""",
+        wrong="""\
 def offset_between(a, b):
     omega = posenc.frequencies(a.size)[0]  # the fastest pair: its angle wraps around many times
     (sin_a, cos_a), (sin_b, cos_b) = a[:2], b[:2]
-    return np.arctan2(cos_a * sin_b - sin_a * cos_b, sin_a * sin_b + cos_a * cos_b) / omega''',
+    return np.arctan2(cos_a * sin_b - sin_a * cos_b, sin_a * sin_b + cos_a * cos_b) / omega""",
     ),
     Check(
         label="ex-rope-3",
         names=("partial_rope",),
-        code='''\
+        code="""\
 rng = np.random.default_rng(seed=1)
 x = rng.normal(size=(6, 64))
 turned = partial_rope(x, offset=100)
@@ -187,31 +187,31 @@ return [
     (moved > 1e-3, f"max |change| = {moved:.3f} (> 1e-3)"),
     (length_error < 1e-10, f"max |change of length| = {length_error:.1e} (< 1e-10)"),
     (shift_error < 1e-9, f"max |score(m, n) - score(m + s, n + s)| = {shift_error:.1e} (< 1e-9)"),
-]''',
-        wrong='''\
+]""",
+        wrong="""\
 def partial_rope(x, offset=0):
-    return posenc.apply_rope(x, offset=offset, layout="half")  # turns the whole head''',
+    return posenc.apply_rope(x, offset=offset, layout="half")  # turns the whole head""",
     ),
     Check(
         label="ex-longctx-1",
         names=("bfloat16_distinct",),
-        code='''\
+        code="""\
 measured = {k: torch.arange(2**k).to(torch.bfloat16).unique().numel() for k in range(9, 21)}
 differ = [k for k, count in measured.items() if bfloat16_distinct(k) != count]
 return [
     (not differ, f"k = {differ}" if differ else ""),
-]''',
-        right='''\
+]""",
+        right="""\
 def bfloat16_distinct(k):
-    return 257 + 128 * (k - 8)''',
-        wrong='''\
+    return 257 + 128 * (k - 8)""",
+        wrong="""\
 def bfloat16_distinct(k):
-    return 2**8 + 128 * (k - 8)  # forgets that 0 ... 256 are 257 numbers''',
+    return 2**8 + 128 * (k - 8)  # forgets that 0 ... 256 are 257 numbers""",
     ),
     Check(
         label="ex-experiment-1",
         names=("order_tokens", "order_swapped"),
-        code='''\
+        code="""\
 rows = order_tokens.shape[0]
 same_shape = tuple(order_swapped.shape) == tuple(order_tokens.shape)
 first, last = (order_swapped[:, 0], order_swapped[:, -1]) if same_shape else (None, None)
@@ -223,17 +223,17 @@ return [
     (same_shape, f"{tuple(order_swapped.shape)}"),
     (exchanged, ""),
     (middle, ""),
-]''',
-        right='''\
+]""",
+        right="""\
 order_tokens, _ = ex.make_batch("order", np.random.default_rng(5), 1000, 16)
 order_swapped = order_tokens.clone()
-order_swapped[:, [0, -1]] = order_tokens[:, [-1, 0]]''',
+order_swapped[:, [0, -1]] = order_tokens[:, [-1, 0]]""",
         wrong="order_swapped = order_tokens.flip(dims=[1])  # reverses the whole sequence",
     ),
     Check(
         label="ex-ropetoday-2",
         names=("shard_work",),
-        code='''\
+        code="""\
 cases = [(24, 3), (16, 2), (32, 4)]
 works = [tuple(np.asarray(part) for part in shard_work(n, r)) for n, r in cases]
 shapes = all(b.shape == (r,) and c.shape == (r,) for (n, r), (b, c) in zip(cases, works))
@@ -246,13 +246,13 @@ return [
     (whole, f"{totals[0][0]} and {totals[0][1]} pairs for 24 positions, of {totals[0][2]}" if shapes else ""),
     (even, ""),
     (rising, ""),
-]''',
-        wrong='''\
+]""",
+        wrong="""\
 def shard_work(seq_len, ranks):
     # counts the positions a rank holds, not the keys each of its queries sees
     balanced = posenc.load_balanced_positions(seq_len, ranks).sum(axis=1)
     contiguous = np.arange(seq_len).reshape(ranks, -1).sum(axis=1)
-    return balanced, contiguous''',
+    return balanced, contiguous""",
     ),
 )
 # By label.

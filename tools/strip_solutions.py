@@ -318,9 +318,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-outputs", action="store_true", help="keep the outputs of the kept cells")
     parser.add_argument("--handout", action="store_true", help="answer and check cells after each exercise")
     parser.add_argument(
-        "--handouts", action="store_true",
+        "--handouts",
+        action="store_true",
         help="the handouts of every edition, and a zip of each, into --output (default _build/handouts)",
-    )  # fmt: skip
+    )
     arguments = parser.parse_args(argv)
     if arguments.handouts:
         if arguments.sources:

@@ -136,8 +136,11 @@ def prerender_math(app, env) -> list[str]:
             return []  # imgmath renders them one by one, and reports the formula that fails
         split = subprocess.run(
             [config.imgmath_dvisvgm, *config.imgmath_dvisvgm_args, "--page=1-", "-o", "%p.svg", "math.dvi"],
-            cwd=work, capture_output=True, text=True, check=False,
-        )  # fmt: skip
+            cwd=work,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         # dvisvgm reports each page's "depth=...pt", which imgmath turns into pixels (at 100 ppi).
         depths = [float(depth) for depth in re.findall(r", depth=(-?[\d.]+)pt", split.stderr)]
         pictures = sorted(Path(work).glob("*.svg"), key=lambda picture: int(picture.stem))  # 1, 2, ... 10

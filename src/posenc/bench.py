@@ -70,7 +70,6 @@ METHODS = {
 }
 
 
-
 def timed(function, args, repeats, *, warm_up=True):
     """Median CPU seconds of ``function(*args)`` over ``repeats`` runs, and the last result.
 

@@ -105,8 +105,10 @@ def main(argv=None) -> int:
     parser.add_argument("--tasks", nargs="+", choices=tuple(TASKS), default=tuple(TASKS))
     parser.add_argument("--positions", nargs="+", choices=POSITIONS, default=POSITIONS)
     commands = parser.add_subparsers(dest="command")
-    for name, text in (("sweep", "run chapter 8's whole sweep and write its results file"),
-                       ("check", "run the sweep and compare it with the committed results file")):
+    for name, text in (
+        ("sweep", "run chapter 8's whole sweep and write its results file"),
+        ("check", "run the sweep and compare it with the committed results file"),
+    ):
         command = commands.add_parser(name, help=text, description=text)
         command.add_argument("--workers", type=int, default=2, help="processes side by side (default 2)")
         command.add_argument("--output", type=Path, default=_results.RESULTS_FILE, help="the results file")

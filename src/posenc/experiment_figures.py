@@ -46,8 +46,16 @@ def _groups(results, study: str, by: str) -> dict:
 
 def _half_line(ax, text: dict) -> None:
     ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
-    ax.text(1.0, 0.5, text["half"], transform=ax.get_yaxis_transform(), ha="right", va="bottom",
-            color="grey", fontsize="small")
+    ax.text(
+        1.0,
+        0.5,
+        text["half"],
+        transform=ax.get_yaxis_transform(),
+        ha="right",
+        va="bottom",
+        color="grey",
+        fontsize="small",
+    )
 
 
 def experiment_curves(results, *, lang: str = "en"):
@@ -68,8 +76,14 @@ def experiment_curves(results, *, lang: str = "en"):
         for n, (position, records) in enumerate(variants.items()):
             for k, record in enumerate(records):
                 steps, accuracy = record.curve
-                ax.plot(steps, accuracy, color=f"C{n}", linewidth=0.8, alpha=0.7,
-                        label=position if k == 0 else None)
+                ax.plot(
+                    steps,
+                    accuracy,
+                    color=f"C{n}",
+                    linewidth=0.8,
+                    alpha=0.7,
+                    label=position if k == 0 else None,
+                )
         _half_line(ax, text)
         ax.set(title=text.get(task, task), xlabel=text["step"], ylim=(0.3, 1.02))
         ax.title.set_fontsize("medium")
@@ -197,8 +211,15 @@ def experiment_rescaling(results, *, lang: str = "en"):
                 where = x + (n - 1) * 0.25
                 values = [record.accuracy(length) for record in records]
                 spread = np.linspace(-0.06, 0.06, len(values))
-                ax.scatter(where + spread, values, s=12, color=f"C{n}", alpha=0.6, linewidths=0,
-                           label=f"{length}" if x == 0 else None)
+                ax.scatter(
+                    where + spread,
+                    values,
+                    s=12,
+                    color=f"C{n}",
+                    alpha=0.6,
+                    linewidths=0,
+                    label=f"{length}" if x == 0 else None,
+                )
                 ax.plot([where - 0.1, where + 0.1], [np.mean(values)] * 2, color=f"C{n}", linewidth=2)
         names = [text["recipes"].get(recipe, recipe) for recipe in recipes]
         ax.set_xticks(range(len(names)), labels=names, fontsize="small")
@@ -235,8 +256,13 @@ def experiment_distances(results, *, lang: str = "en"):
         shares = np.array([[record.accuracy(d) for d in distances] for record in records])
         for row in shares:
             ax.scatter(distances, row, s=8, color=f"C{n}", alpha=0.4, linewidths=0)
-        ax.plot(distances, shares.mean(axis=0), marker="o", color=f"C{n}",
-                label=text["probes"].get(recipe, recipe))
+        ax.plot(
+            distances,
+            shares.mean(axis=0),
+            marker="o",
+            color=f"C{n}",
+            label=text["probes"].get(recipe, recipe),
+        )
     for mark in (3, 12):
         ax.axvline(mark, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xticks(distances)

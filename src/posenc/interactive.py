@@ -217,9 +217,14 @@ class InteractiveFigure:
         import plotly.io as pio
 
         return pio.to_html(
-            self.to_plotly_json(), include_plotlyjs="cdn", include_mathjax=False, full_html=False,
-            config=CONFIG, div_id=self.div_id, validate=False,
-        )  # fmt: skip
+            self.to_plotly_json(),
+            include_plotlyjs="cdn",
+            include_mathjax=False,
+            full_html=False,
+            config=CONFIG,
+            div_id=self.div_id,
+            validate=False,
+        )
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         png = self.png()

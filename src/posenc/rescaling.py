@@ -155,7 +155,10 @@ class RescaledRotary(nn.Module):
         seq_len = x.size(-2)
         if seq_len not in self._tables:
             theta, scale = recipe_frequencies(
-                self.recipe, self.dim, seq_len, factor=self.factor,
+                self.recipe,
+                self.dim,
+                seq_len,
+                factor=self.factor,
                 original_max_position=self.original_max_position,
             )
             self._tables[seq_len] = (RotaryEmbedding(self.dim, seq_len, frequencies=theta), scale)
@@ -246,4 +249,3 @@ def fine_tune(
     [10]
     """
     return train(model, task, steps=steps, lengths=lengths, lr=lr, seed=seed, stream=2)
-

@@ -512,8 +512,10 @@ def format_summary(results: Results, study: str = "main", *, task=None, recipe=N
     lengths = results.lengths()
     lines = []
     for name in tasks:
-        lines.append(f"{name} ({study}, {records[0].steps} steps, seeds "
-                     f"{', '.join(str(seed) for seed in dict.fromkeys(r.seed for r in records))})")
+        lines.append(
+            f"{name} ({study}, {records[0].steps} steps, seeds "
+            f"{', '.join(str(seed) for seed in dict.fromkeys(r.seed for r in records))})"
+        )
         lines.append(f"  {rows:11s}" + "".join(f"{length:>26d}" for length in lengths))
         for row in dict.fromkeys(getattr(record, rows) for record in records if record.task == name):
             group = [record for record in records if record.task == name and getattr(record, rows) == row]

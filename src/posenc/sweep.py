@@ -179,8 +179,17 @@ def to_results(runs, study: str = "main") -> Results:
         if not isinstance(result, RunResult):
             raise TypeError(f"runs must hold RunResult objects of posenc.experiment.run, got {result!r:.60}")
         steps = result.curve.steps[-1] if result.curve.steps else 0
-        records.append(_record(study, result.task, position=result.position, seed=result.seed, steps=steps,
-                               correct=result.correct, curve=result.curve))
+        records.append(
+            _record(
+                study,
+                result.task,
+                position=result.position,
+                seed=result.seed,
+                steps=steps,
+                correct=result.correct,
+                curve=result.curve,
+            )
+        )
     if not records:
         raise ValueError("runs must hold at least one result")
     return Results({}, records)
@@ -233,23 +242,59 @@ def _unit(job: tuple) -> list[Record]:
         factor = TEST_LENGTHS[-1] / train_length
         for recipe in RECIPES:
             model = rescaled(result.model, recipe, factor=factor, original_max_position=train_length)
-            records.append(_record("rescaled", task, position=position, seed=seed, steps=steps,
-                                   correct=_measure(model, task, seed), recipe=recipe))
+            records.append(
+                _record(
+                    "rescaled",
+                    task,
+                    position=position,
+                    seed=seed,
+                    steps=steps,
+                    correct=_measure(model, task, seed),
+                    recipe=recipe,
+                )
+            )
             torch.manual_seed(seed)
             fine_tune(model, task, steps=fine_tune_steps, seed=seed)
-            records.append(_record("fine-tuned", task, position=position, seed=seed, steps=fine_tune_steps,
-                                   correct=_measure(model, task, seed), recipe=recipe))
+            records.append(
+                _record(
+                    "fine-tuned",
+                    task,
+                    position=position,
+                    seed=seed,
+                    steps=fine_tune_steps,
+                    correct=_measure(model, task, seed),
+                    recipe=recipe,
+                )
+            )
         for probe in PROBES:
             model = rescaled(result.model, probe, factor=factor, original_max_position=train_length)
-            records.append(_record("probe", task, position=position, seed=seed, steps=steps,
-                                   correct=_measure(model, task, seed), recipe=probe))
+            records.append(
+                _record(
+                    "probe",
+                    task,
+                    position=position,
+                    seed=seed,
+                    steps=steps,
+                    correct=_measure(model, task, seed),
+                    recipe=probe,
+                )
+            )
         # Which distance does each model answer "yes" to? Stored as (yes, total) under label 1.
         for recipe in DISTANCE_RECIPES:
             model = rescaled(result.model, recipe, factor=factor, original_max_position=train_length)
             answers = answers_by_distance(model, DISTANCE_LENGTH, DISTANCES, seed=seed)
             correct = {d: ((0, 0), yes) for d, yes in answers.items()}
-            records.append(_record("distance", task, position=position, seed=seed, steps=steps,
-                                   correct=correct, recipe=recipe))
+            records.append(
+                _record(
+                    "distance",
+                    task,
+                    position=position,
+                    seed=seed,
+                    steps=steps,
+                    correct=correct,
+                    recipe=recipe,
+                )
+            )
     return records
 
 
@@ -297,10 +342,17 @@ def chapter_sweep(
     steps = check_int("steps", steps, minimum=1)
     control_steps = check_int("control_steps", control_steps, minimum=1)
     fine_tune_steps = check_int("fine_tune_steps", fine_tune_steps, minimum=1)
-    jobs = [("main", task, position, seed, steps, fine_tune_steps)
-            for task in TASKS for position in POSITIONS for seed in seeds]
-    jobs += [("control", CONTROL["task"], position, seed, control_steps, fine_tune_steps)
-             for position in CONTROL["positions"] for seed in CONTROL["seeds"]]
+    jobs = [
+        ("main", task, position, seed, steps, fine_tune_steps)
+        for task in TASKS
+        for position in POSITIONS
+        for seed in seeds
+    ]
+    jobs += [
+        ("control", CONTROL["task"], position, seed, control_steps, fine_tune_steps)
+        for position in CONTROL["positions"]
+        for seed in CONTROL["seeds"]
+    ]
     # The longest jobs first, so that no worker is left with one at the end.
     order = sorted(range(len(jobs)), key=lambda n: -(jobs[n][4] + 600 * (jobs[n][2] == "rope")))
     done: dict[int, list[Record]] = {}
@@ -330,4 +382,3 @@ def chapter_sweep(
         "factor": TEST_LENGTHS[-1] / TEST_LENGTHS[0],
     }
     return Results(meta, records)
-

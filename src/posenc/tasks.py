@@ -205,4 +205,3 @@ def make_batch(task: str, rng, batch_size: int, seq_len: int):
     """
     tokens, labels = TASKS[_check_task(task)][0](rng, batch_size, seq_len)
     return torch.from_numpy(tokens), torch.from_numpy(labels)
-

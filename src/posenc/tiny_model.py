@@ -221,4 +221,3 @@ class TinyTransformer(nn.Module):
         # Without positions the mean is the honest summary; a causal model's last token has seen everything.
         summary = x.mean(dim=1) if self.position == "none" else x[:, -1]
         return self.head(summary)
-

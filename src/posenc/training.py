@@ -394,4 +394,3 @@ def run(
             accuracy[length] = correct[length] = None
             error = error or str(raised)  # the first length it refused
     return RunResult(task, position, accuracy, curve, seconds, model, error, seed, correct)
-
