@@ -1,13 +1,14 @@
-"""The words of the book's code in each language: figure labels, the site's interface, handout checks.
+"""The words of posenc's figures in each language, read from one gettext catalog per language.
 
-They live in one gettext catalog per language, ``posenc/locale/<lang>.po``, and nowhere in the code. A
-message's ``msgid`` is a dotted key naming where it is used (``plot.heatmap``, ``site.search``,
-``handout.passed``), its ``msgstr`` the text in that language. A text with placeholders is a
-``str.format`` template (``{d}``, ``{name}``, and ``{{`` for a literal brace); the same key has the
-same placeholders in every language. In ``id.po`` and ``ko.po``, each message carries the English text as
-a translator comment (``#. en: ...``), so that a translator sees what to translate and a changed English
-text shows up as a stale comment (tests/test_words.py).
+The figures' labels live in ``posenc/locale/<lang>.po`` and nowhere in the code. A message's ``msgid``
+is a dotted key naming where it is used (``plot.figures.heatmap``), its ``msgstr`` the text in that
+language. A text with placeholders is a ``str.format`` template (``{d}``, ``{name}``, and ``{{`` for a
+literal brace); the same key has the same placeholders in every language. In ``id.po`` and ``ko.po``,
+each message carries the English text as a translator comment (``#. en: ...``), so that a translator
+sees what to translate and a changed English text shows up as a stale comment.
 
+:class:`Catalog` reads such a folder of catalogs in any package: the book's build
+(``posenc_book``) keeps the site's, the handouts' and the PDF's words in one of its own.
 ``import posenc.words`` is cheap: Babel is imported, and a catalog read, on the first lookup.
 """
 
@@ -16,107 +17,203 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-__all__ = ["LANGUAGES", "message", "messages"]
+__all__ = ["LANGUAGES", "Catalog", "check_lang", "message", "messages"]
 
 #: The languages of the catalogs, the values of every ``lang`` argument.
 LANGUAGES = ("en", "id", "ko")
 
 
-def _check_lang(lang: str) -> None:
+def check_lang(lang: str) -> None:
+    """Raise ValueError unless ``lang`` is one of :data:`LANGUAGES`.
+
+    Parameters
+    ----------
+    lang : str
+        The language asked for.
+
+    Raises
+    ------
+    ValueError
+        If ``lang`` is not one of :data:`LANGUAGES`, naming the argument and the languages.
+
+    Examples
+    --------
+    >>> from posenc.words import check_lang
+    >>> check_lang("ko")
+    >>> check_lang("fr")
+    Traceback (most recent call last):
+    ...
+    ValueError: lang must be one of ('en', 'id', 'ko'), got 'fr'
+    """
     if lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {LANGUAGES}, got {lang!r}")
 
 
 @cache
-def _catalog(lang: str) -> dict[str, str]:
-    """Every message of ``locale/<lang>.po``: key -> text."""
+def _read(package: str, folder: str, lang: str) -> dict[str, str]:
+    """Every message of ``<package>/<folder>/<lang>.po``: key -> text."""
     # Imported here, not at the top: `import posenc` stays light, and Babel is read only when words are.
     from babel.messages.pofile import read_po
 
-    with (resources.files("posenc") / "locale" / f"{lang}.po").open("rb") as file:
+    with (resources.files(package) / folder / f"{lang}.po").open("rb") as file:
         catalog = read_po(file, locale=None, abort_invalid=True)
     return {entry.id: entry.string for entry in catalog if entry.id}
 
 
+class Catalog:
+    """The catalogs ``<package>/<folder>/<lang>.po`` of one package, one per language.
+
+    Parameters
+    ----------
+    package : str
+        The importable package that holds the catalogs, such as ``"posenc"``.
+    folder : str, default "locale"
+        Their folder inside the package.
+
+    Examples
+    --------
+    >>> from posenc.words import Catalog
+    >>> words = Catalog("posenc")
+    >>> words.message("plot.figures.dimension", "id")
+    'dimensi (kolom)'
+    """
+
+    def __init__(self, package: str, folder: str = "locale") -> None:
+        self.package = package
+        self.folder = folder
+
+    def _all(self, lang: str) -> dict[str, str]:
+        check_lang(lang)
+        return _read(self.package, self.folder, lang)
+
+    def _where(self, lang: str) -> str:
+        return f"{self.package}/{self.folder}/{lang}.po"
+
+    def message(self, key: str, lang: str, **fields) -> str:
+        """The text of the message ``key`` in ``lang``, its placeholders filled in with ``fields``.
+
+        Parameters
+        ----------
+        key : str
+            The message's dotted key, such as ``"plot.figures.heatmap"``.
+        lang : {"en", "id", "ko"}
+            The language.
+        **fields
+            Values for the text's ``str.format`` placeholders. Without them the text is returned as
+            stored: a template keeps its placeholders and doubled braces.
+
+        Returns
+        -------
+        str
+            The text.
+
+        Raises
+        ------
+        ValueError
+            If ``lang`` is not one of :data:`LANGUAGES`.
+        KeyError
+            If the catalog has no message ``key``.
+
+        Examples
+        --------
+        >>> from posenc.words import Catalog
+        >>> Catalog("posenc").message("plot.figures.heatmap", "en")
+        'Sinusoidal positional encoding'
+        """
+        try:
+            text = self._all(lang)[key]
+        except KeyError:
+            raise KeyError(f"no message {key!r} in {self._where(lang)}") from None
+        return text.format(**fields) if fields else text
+
+    def messages(self, group: str, lang: str) -> dict[str, str]:
+        """The messages one level below the key ``group`` in ``lang``, by the last part of their key.
+
+        Parameters
+        ----------
+        group : str
+            A key prefix without its final dot, such as ``"plot.figures"``: the result holds
+            ``plot.figures.heatmap`` as ``"heatmap"``, and no key that lies one level further down.
+        lang : {"en", "id", "ko"}
+            The language.
+
+        Returns
+        -------
+        dict of str to str
+            The texts as stored (templates unfilled), in the order of the catalog.
+
+        Raises
+        ------
+        ValueError
+            If ``lang`` is not one of :data:`LANGUAGES`.
+        KeyError
+            If no message's key lies one level below ``group``.
+
+        Examples
+        --------
+        >>> from posenc.words import Catalog
+        >>> Catalog("posenc").messages("plot.figures", "id")["dimension"]
+        'dimensi (kolom)'
+        """
+        prefix = f"{group}."
+        found = {
+            key[len(prefix) :]: text
+            for key, text in self._all(lang).items()
+            if key.startswith(prefix) and "." not in key[len(prefix) :]
+        }
+        if not found:
+            raise KeyError(f"no message one level below {group!r} in {self._where(lang)}")
+        return found
+
+
+_POSENC = Catalog("posenc")
+
+
 def message(key: str, lang: str, **fields) -> str:
-    """The text of the message ``key`` in ``lang``, its placeholders filled in with ``fields``.
+    """The text of posenc's message ``key`` in ``lang``: :meth:`Catalog.message` on ``posenc/locale``.
 
     Parameters
     ----------
     key : str
-        The message's dotted key, such as ``"handout.passed"``.
+        The message's dotted key, such as ``"plot.figures.heatmap"``.
     lang : {"en", "id", "ko"}
         The language.
     **fields
-        Values for the text's ``str.format`` placeholders. Without them the text is returned as
-        stored: a template keeps its placeholders and doubled braces.
+        Values for the text's ``str.format`` placeholders.
 
     Returns
     -------
     str
         The text.
 
-    Raises
-    ------
-    ValueError
-        If ``lang`` is not one of :data:`LANGUAGES`.
-    KeyError
-        If the catalog has no message ``key``.
-
     Examples
     --------
     >>> from posenc.words import message
-    >>> message("handout.passed", "id")
-    'Jawaban Anda lolos semua pemeriksaan.'
-    >>> message("handout.missing", "en", name="best")
-    'Not checked yet: best is not defined. Write your answer in the cell above and run it first.'
+    >>> message("plot.figures.dimension", "id")
+    'dimensi (kolom)'
     """
-    _check_lang(lang)
-    try:
-        text = _catalog(lang)[key]
-    except KeyError:
-        raise KeyError(f"no message {key!r} in posenc/locale/{lang}.po") from None
-    return text.format(**fields) if fields else text
+    return _POSENC.message(key, lang, **fields)
 
 
 def messages(group: str, lang: str) -> dict[str, str]:
-    """The messages one level below the key ``group`` in ``lang``, by the last part of their key.
+    """posenc's messages one level below ``group``: :meth:`Catalog.messages` on ``posenc/locale``.
 
     Parameters
     ----------
     group : str
-        A key prefix without its final dot, such as ``"handout"``: the result holds ``handout.passed``
-        as ``"passed"``, and not ``handout.ex-formula-3.define``, which is one level further down.
+        A key prefix without its final dot, such as ``"plot.figures"``.
     lang : {"en", "id", "ko"}
         The language.
 
     Returns
     -------
     dict of str to str
-        The texts as stored (templates unfilled), in the order of the catalog.
-
-    Raises
-    ------
-    ValueError
-        If ``lang`` is not one of :data:`LANGUAGES`.
-    KeyError
-        If no message's key lies one level below ``group``.
+        The texts as stored, by the last part of their key.
 
     Examples
     --------
     >>> from posenc.words import messages
-    >>> messages("site.copybutton", "id")["copy"]
-    'Salin'
-    >>> sorted(messages("site.copybutton", "en"))
-    ['copy', 'copy_failure', 'copy_success', 'copy_to_clipboard']
+    >>> messages("plot.figures", "en")["dimension"]
+    'dimension (column)'
     """
-    _check_lang(lang)
-    prefix = f"{group}."
-    found = {
-        key[len(prefix) :]: text
-        for key, text in _catalog(lang).items()
-        if key.startswith(prefix) and "." not in key[len(prefix) :]
-    }
-    if not found:
-        raise KeyError(f"no message one level below {group!r} in posenc/locale/{lang}.po")
-    return found
+    return _POSENC.messages(group, lang)
