@@ -1,6 +1,6 @@
 """The interactive figures on the built site, in headless Chromium, offline.
 
-Chapters 2, 5 and 6 of every edition carry a figure made by posenc.interactive.
+Chapters 2, 5 and 6 of every edition carry a figure made by posenc.plot.interactive.
 On each of these pages the browser must draw it with the vendored plotly.js,
 move its data when the reader moves the slider (here with the keyboard), log no
 console error and send no request off the site; a reader without JavaScript

@@ -1,6 +1,6 @@
 """Sphinx extension: load plotly.js only on the pages that have an interactive figure.
 
-A figure made by :mod:`posenc.interactive` reaches the page as a ``<div
+A figure made by :mod:`posenc.plot.interactive` reaches the page as a ``<div
 class="posenc-interactive">`` holding its plotly JSON and a PNG of its first
 frame. On those pages, and only there, the script that draws the figures and
 their stylesheet are added. The script loads the vendored plotly.js

@@ -10,7 +10,7 @@ positions inside the cache as StreamingLLM does. :func:`greedy_generate` runs th
 
 This module imports torch; ``import posenc`` does not import it. The NumPy helpers that build
 position ids (:func:`posenc.positions_from_mask`, :func:`posenc.packed_position_ids`, ...) are
-re-exported here.
+``posenc``'s own.
 """
 
 from __future__ import annotations
@@ -25,12 +25,7 @@ from torch import nn
 
 from posenc._checks import check_base, check_int
 from posenc.nn import RotaryEmbedding
-from posenc.positions import (
-    load_balanced_positions,
-    packed_attention_mask,
-    packed_position_ids,
-    positions_from_mask,
-)
+from posenc.positions import positions_from_mask
 from posenc.rope import check_rotary_dim, rope_frequencies
 
 __all__ = [
@@ -39,10 +34,6 @@ __all__ = [
     "KVCache",
     "TinyDecoder",
     "greedy_generate",
-    "load_balanced_positions",
-    "packed_attention_mask",
-    "packed_position_ids",
-    "positions_from_mask",
 ]
 
 POSITION_MODES = ("mask", "cache")

@@ -1,0 +1,63 @@
+"""Figures for the chapters, labelled in English, Indonesian or Korean: the one name the notebooks import.
+
+The figures live in one module per kind, and this module re-exports them:
+
+- :mod:`posenc.plot.encodings`: the encodings themselves (chapters 1 to 7), e.g. :func:`~posenc.plot.heatmap`;
+- :mod:`posenc.plot.experiment`: chapter 8's results, e.g. :func:`~posenc.plot.experiment_curves`;
+- :mod:`posenc.plot.sliders`: the figures a reader can move, e.g. :func:`~posenc.plot.base_slider`
+  (a :class:`posenc.plot.interactive.InteractiveFigure`);
+- :mod:`posenc.plot.frame`: :func:`~posenc.plot.draw_frame`, the matplotlib drawing of one frame of those.
+
+Every matplotlib figure is already closed in pyplot, so a notebook shows it
+exactly once: as the cell's value. Importing this module registers the
+bundled NanumGothic font (SIL OFL 1.1) as a fallback, so Hangul renders on
+machines without a CJK system font.
+"""
+
+from __future__ import annotations
+
+from posenc.plot._style import LANGUAGES
+from posenc.plot.encodings import (
+    alibi,
+    circle,
+    dot_products,
+    heatmap,
+    rope_decay,
+    scaling_ratios,
+    t5_buckets,
+    wavelengths,
+    waves,
+)
+from posenc.plot.experiment import (
+    experiment_curves,
+    experiment_distances,
+    experiment_lengths,
+    experiment_rescaling,
+    experiment_table,
+)
+from posenc.plot.frame import draw_frame
+from posenc.plot.sliders import BASES, ROPE_BASES, base_slider, rope_slider, rotation_slider
+
+__all__ = [
+    "BASES",
+    "LANGUAGES",
+    "ROPE_BASES",
+    "alibi",
+    "base_slider",
+    "circle",
+    "dot_products",
+    "draw_frame",
+    "experiment_curves",
+    "experiment_distances",
+    "experiment_lengths",
+    "experiment_rescaling",
+    "experiment_table",
+    "heatmap",
+    "rope_decay",
+    "rope_slider",
+    "rotation_slider",
+    "scaling_ratios",
+    "t5_buckets",
+    "wavelengths",
+    "waves",
+]
