@@ -102,7 +102,8 @@ def test_every_public_module_is_on_the_api_page():
     # The names that the chapters call, posenc.<name>, posenc.plot.<name> and posenc.experiment.<name>,
     # are documented there, once: the modules that define them show their docstring alone.
     for package in ("posenc", "posenc.plot", "posenc.experiment"):
-        assert f".. automodule:: {package}\n   :members:\n" in page, f"{package} is not documented with its members"
+        documented = f".. automodule:: {package}\n   :members:\n" in page
+        assert documented, f"{package} is not documented with its members"
 
 
 MADE_UP = '''
