@@ -246,6 +246,40 @@ class _Inner(nn.Module):
         self.norm = _RMSNorm(d_model, eps)
 
 
+class _Inputs(NamedTuple):
+    """:meth:`TinyDecoder.forward`'s arguments, checked."""
+
+    token_ids: torch.Tensor  # (batch, seq_len), long
+    positions: torch.Tensor  # (batch, seq_len): the new tokens' positions in the text
+    valid: torch.Tensor  # (batch, seq_len) booleans: False for padding
+    pairs: torch.Tensor | None  # pair_mask as booleans, or None
+
+
+class _Positions(NamedTuple):
+    """The keys one forward call sees, the cached ones then the new ones, and the positions it rotates by."""
+
+    new: torch.Tensor  # (batch, seq_len): the new tokens' positions in the text
+    query: torch.Tensor  # what the queries are rotated by (a re-indexing cache: the next slot)
+    keys: torch.Tensor  # (batch, keys): every key's position in the text, as the cache keeps it
+    rotate_keys_at: torch.Tensor  # what the keys of an unrotated cache are rotated by
+    valid: torch.Tensor  # (batch, keys) booleans: False for padding
+    stream: torch.Tensor  # (keys,): each key's index among all tokens read
+    stream_new: torch.Tensor  # (seq_len,): the same for the new tokens
+    past: int  # keys that were in the cache before this call
+
+
+def _extend(cache: KVCache | None, index: int, k: torch.Tensor, v: torch.Tensor, past: int):
+    """Layer ``index``'s keys and values: the cached ones, then ``k`` and ``v``; stored back in ``cache``."""
+    if past:
+        keys = torch.cat((cache.keys[index], k), dim=2)
+        values = torch.cat((cache.values[index], v), dim=2)
+    else:
+        keys, values = k, v
+    if cache is not None:
+        cache.keys[index], cache.values[index] = keys, values
+    return keys, values
+
+
 class TinyDecoder(nn.Module):
     """A randomly initialised Llama-style RoPE decoder with an explicit KV cache.
 
@@ -442,120 +476,163 @@ class TinyDecoder(nn.Module):
         torch.Tensor
             Logits of shape ``(batch, seq_len, vocab_size)``.
         """
-        token_ids = self._check_tokens(token_ids)
-        batch, seq_len = token_ids.shape
-        device = self.lm_head.weight.device
-        if cache is not None:
-            if not isinstance(cache, KVCache):
-                raise TypeError(f"cache must be a posenc.serving.KVCache, got {type(cache).__name__}")
-            if cache.num_layers != self.num_layers:
-                raise ValueError(f"cache has {cache.num_layers} layers, the model {self.num_layers}")
-            if cache.positions is not None and cache.positions.shape[0] != batch:
-                raise ValueError(f"cache holds a batch of {cache.positions.shape[0]} sequences, got {batch}")
-        reindex = cache is not None and cache.reindex
-        if reindex:
-            if position_ids is not None:
-                raise ValueError(
-                    "a re-indexing cache (reindex=True) sets the positions itself: give no position_ids"
-                )
-            if seq_len != 1:
-                raise ValueError(
-                    f"a re-indexing cache (reindex=True) takes one token per call, got seq_len={seq_len}"
-                )
-        past = 0 if cache is None else len(cache)
-        seen = 0 if cache is None else cache.seen
-        if position_ids is None:
-            positions = (seen + torch.arange(seq_len, device=device)).expand(batch, seq_len)
-        else:
-            positions = _as_tensor(position_ids)
-            if positions.dim() == 1:
-                positions = self._integer_tensor("position_ids", positions, (seq_len,)).expand(batch, seq_len)
-            positions = self._integer_tensor("position_ids", positions, (batch, seq_len)).to(device).long()
-            if positions.numel() and int(positions.min()) < 0:
-                raise ValueError(f"position_ids must be >= 0, got minimum {int(positions.min())}")
-        if attention_mask is None:
-            valid = torch.ones(batch, seq_len, dtype=torch.bool, device=device)
-        else:
-            valid = self._integer_tensor("attention_mask", attention_mask, (batch, seq_len), allow_bool=True)
-            if not bool(((valid == 0) | (valid == 1)).all()):
-                raise ValueError("attention_mask must hold only 0 (padding) and 1 (a real token)")
-            valid = valid.to(device).bool()
-        if pair_mask is not None:
-            if past:
-                raise ValueError(
-                    "pair_mask works without a cache or with an empty one (it covers the new tokens)"
-                )
-            pairs = _as_tensor(pair_mask)
-            if pairs.dtype != torch.bool:
-                raise TypeError(f"pair_mask must hold booleans, got dtype {pairs.dtype}")
-            if pairs.dim() == 2:
-                pairs = self._integer_tensor("pair_mask", pairs, (seq_len, seq_len), allow_bool=True)
-            else:
-                pairs = self._integer_tensor("pair_mask", pairs, (batch, seq_len, seq_len), allow_bool=True)
-            pairs = pairs.to(device)
-
-        # Every key this call can see: the cached ones, then the new ones.
-        stream_new = seen + torch.arange(seq_len, device=device)
-        if past:
-            key_positions = torch.cat((cache.positions, positions), dim=1)
-            key_valid = torch.cat((cache.valid, valid), dim=1)
-            key_stream = torch.cat((cache.stream, stream_new))
-        else:
-            key_positions, key_valid, key_stream = positions, valid, stream_new
-        if reindex:  # StreamingLLM: keys at their slots 0 ... n - 1, the query at the next slot
-            slots = torch.arange(past + 1, device=device).expand(batch, past + 1)
-            query_positions, rotate_keys_at = slots[:, -1:], slots
-        else:
-            query_positions, rotate_keys_at = positions, key_positions
-        for name, where in (("position", query_positions), ("key position", rotate_keys_at)):
-            if int(where.max()) >= self.max_seq_length:
-                raise ValueError(
-                    f"{name} {int(where.max())} is not below max_seq_length = {self.max_seq_length} "
-                    "(the rotary tables' rows)"
-                )
-
-        visible = key_stream[None, :] <= stream_new[:, None]  # causal, (seq_len, keys)
-        if cache is not None and cache.window is not None:
-            recent = stream_new[:, None] - key_stream[None, :] < cache.window
-            visible = visible & (recent | (key_stream[None, :] < cache.sinks))
-        visible = visible[None] & key_valid[:, None, :]  # (batch, seq_len, keys)
-        if pair_mask is not None:
-            visible = visible & pairs
-        scale = 1.0 / math.sqrt(self.head_dim)
-        blocked = torch.finfo(self.lm_head.weight.dtype).min
-
-        x = self.model.embed_tokens(token_ids)
+        inputs = self._check_inputs(token_ids, position_ids, attention_mask, pair_mask, cache)
+        where = self._positions(inputs, cache)
+        visible = self._visible_mask(where, inputs.pairs, cache)
+        x = self.model.embed_tokens(inputs.token_ids)
         for index, layer in enumerate(self.model.layers):
-            attn = layer.self_attn
-            h = layer.input_layernorm(x)
-            q, k, v = attn.heads(attn.q_proj(h)), attn.heads(attn.k_proj(h)), attn.heads(attn.v_proj(h))
-            rope = index not in self.nope_layers
-            store_rotated = cache is None or cache.rotated
-            if rope:
-                q = self.rotary(q, positions=query_positions)
-                if store_rotated:
-                    k = self.rotary(k, positions=positions)
-            if past:
-                keys = torch.cat((cache.keys[index], k), dim=2)
-                values = torch.cat((cache.values[index], v), dim=2)
-            else:
-                keys, values = k, v
-            if cache is not None:
-                cache.keys[index], cache.values[index] = keys, values
-            if rope and not store_rotated:
-                keys = self.rotary(keys, positions=rotate_keys_at)
-            scores = (q @ keys.transpose(-1, -2)) * scale
-            scores = scores.masked_fill(~visible[:, None], blocked)
-            out = torch.softmax(scores, dim=-1) @ values
-            x = x + attn.o_proj(out.transpose(1, 2).flatten(-2))
-            x = x + layer.mlp(layer.post_attention_layernorm(x))
+            x = self._layer(index, layer, x, where, visible, cache)
         logits = self.lm_head(self.model.norm(x))
 
         if cache is not None:
-            cache.positions, cache.valid, cache.stream = key_positions, key_valid, key_stream
-            cache.seen = seen + seq_len
+            cache.positions, cache.valid, cache.stream = where.keys, where.valid, where.stream
+            cache.seen = cache.seen + inputs.token_ids.shape[1]
             cache._evict()
         return logits
+
+    def _check_inputs(self, token_ids, position_ids, attention_mask, pair_mask, cache) -> _Inputs:
+        """:meth:`forward`'s arguments, checked once, in the order the errors are reported."""
+        token_ids = self._check_tokens(token_ids)
+        batch, seq_len = token_ids.shape
+        self._check_cache(cache, batch, seq_len, position_ids)
+        seen = 0 if cache is None else cache.seen
+        return _Inputs(
+            token_ids,
+            self._check_position_ids(position_ids, seen, batch, seq_len),
+            self._check_attention_mask(attention_mask, batch, seq_len),
+            self._check_pair_mask(pair_mask, 0 if cache is None else len(cache), batch, seq_len),
+        )
+
+    def _check_cache(self, cache, batch: int, seq_len: int, position_ids) -> None:
+        if cache is None:
+            return
+        if not isinstance(cache, KVCache):
+            raise TypeError(f"cache must be a posenc.serving.KVCache, got {type(cache).__name__}")
+        if cache.num_layers != self.num_layers:
+            raise ValueError(f"cache has {cache.num_layers} layers, the model {self.num_layers}")
+        if cache.positions is not None and cache.positions.shape[0] != batch:
+            raise ValueError(f"cache holds a batch of {cache.positions.shape[0]} sequences, got {batch}")
+        if not cache.reindex:
+            return
+        if position_ids is not None:
+            raise ValueError(
+                "a re-indexing cache (reindex=True) sets the positions itself: give no position_ids"
+            )
+        if seq_len != 1:
+            raise ValueError(
+                f"a re-indexing cache (reindex=True) takes one token per call, got seq_len={seq_len}"
+            )
+
+    def _check_position_ids(self, position_ids, seen: int, batch: int, seq_len: int) -> torch.Tensor:
+        """The positions of the new tokens, ``(batch, seq_len)``: ``position_ids``, or the cache length on."""
+        device = self.lm_head.weight.device
+        if position_ids is None:
+            return (seen + torch.arange(seq_len, device=device)).expand(batch, seq_len)
+        positions = _as_tensor(position_ids)
+        if positions.dim() == 1:
+            positions = self._integer_tensor("position_ids", positions, (seq_len,)).expand(batch, seq_len)
+        positions = self._integer_tensor("position_ids", positions, (batch, seq_len)).to(device).long()
+        if positions.numel() and int(positions.min()) < 0:
+            raise ValueError(f"position_ids must be >= 0, got minimum {int(positions.min())}")
+        return positions
+
+    def _check_attention_mask(self, attention_mask, batch: int, seq_len: int) -> torch.Tensor:
+        """``(batch, seq_len)`` booleans, True for a real token."""
+        device = self.lm_head.weight.device
+        if attention_mask is None:
+            return torch.ones(batch, seq_len, dtype=torch.bool, device=device)
+        valid = self._integer_tensor("attention_mask", attention_mask, (batch, seq_len), allow_bool=True)
+        if not bool(((valid == 0) | (valid == 1)).all()):
+            raise ValueError("attention_mask must hold only 0 (padding) and 1 (a real token)")
+        return valid.to(device).bool()
+
+    def _check_pair_mask(self, pair_mask, past: int, batch: int, seq_len: int) -> torch.Tensor | None:
+        if pair_mask is None:
+            return None
+        if past:
+            raise ValueError(
+                "pair_mask works without a cache or with an empty one (it covers the new tokens)"
+            )
+        pairs = _as_tensor(pair_mask)
+        if pairs.dtype != torch.bool:
+            raise TypeError(f"pair_mask must hold booleans, got dtype {pairs.dtype}")
+        shape = (seq_len, seq_len) if pairs.dim() == 2 else (batch, seq_len, seq_len)
+        pairs = self._integer_tensor("pair_mask", pairs, shape, allow_bool=True)
+        return pairs.to(self.lm_head.weight.device)
+
+    def _positions(self, inputs: _Inputs, cache: KVCache | None) -> _Positions:
+        """Every key this call can see (the cached ones, then the new ones), and what each is rotated by."""
+        device = self.lm_head.weight.device
+        batch, seq_len = inputs.token_ids.shape
+        past = 0 if cache is None else len(cache)
+        seen = 0 if cache is None else cache.seen
+        stream_new = seen + torch.arange(seq_len, device=device)
+        if past:
+            keys = torch.cat((cache.positions, inputs.positions), dim=1)
+            valid = torch.cat((cache.valid, inputs.valid), dim=1)
+            stream = torch.cat((cache.stream, stream_new))
+        else:
+            keys, valid, stream = inputs.positions, inputs.valid, stream_new
+        if cache is not None and cache.reindex:
+            # StreamingLLM: keys at their slots 0 ... n - 1, the query at the next slot
+            slots = torch.arange(past + 1, device=device).expand(batch, past + 1)
+            query, rotate_keys_at = slots[:, -1:], slots
+        else:
+            query, rotate_keys_at = inputs.positions, keys
+        for name, at in (("position", query), ("key position", rotate_keys_at)):
+            if int(at.max()) >= self.max_seq_length:
+                raise ValueError(
+                    f"{name} {int(at.max())} is not below max_seq_length = {self.max_seq_length} "
+                    "(the rotary tables' rows)"
+                )
+        return _Positions(inputs.positions, query, keys, rotate_keys_at, valid, stream, stream_new, past)
+
+    @staticmethod
+    def _visible_mask(where: _Positions, pairs: torch.Tensor | None, cache: KVCache | None) -> torch.Tensor:
+        """``(batch, seq_len, keys)``: True where a new token's query may see a key."""
+        visible = where.stream[None, :] <= where.stream_new[:, None]  # causal, (seq_len, keys)
+        if cache is not None and cache.window is not None:
+            recent = where.stream_new[:, None] - where.stream[None, :] < cache.window
+            visible = visible & (recent | (where.stream[None, :] < cache.sinks))
+        visible = visible[None] & where.valid[:, None, :]  # (batch, seq_len, keys)
+        if pairs is not None:
+            visible = visible & pairs
+        return visible
+
+    def _layer(
+        self,
+        index: int,
+        layer: _Layer,
+        x: torch.Tensor,
+        where: _Positions,
+        visible: torch.Tensor,
+        cache: KVCache | None,
+    ) -> torch.Tensor:
+        """One decoder layer on the residual stream ``x``; extends ``cache``'s keys and values of it."""
+        attn = layer.self_attn
+        h = layer.input_layernorm(x)
+        q, k, v = attn.heads(attn.q_proj(h)), attn.heads(attn.k_proj(h)), attn.heads(attn.v_proj(h))
+        rope = index not in self.nope_layers
+        store_rotated = cache is None or cache.rotated
+        if rope:
+            q = self.rotary(q, positions=where.query)
+            if store_rotated:
+                k = self.rotary(k, positions=where.new)
+        keys, values = _extend(cache, index, k, v, where.past)
+        if rope and not store_rotated:
+            keys = self.rotary(keys, positions=where.rotate_keys_at)
+        out = self._attend(q, keys, values, visible)
+        x = x + attn.o_proj(out.transpose(1, 2).flatten(-2))
+        return x + layer.mlp(layer.post_attention_layernorm(x))
+
+    def _attend(
+        self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, visible: torch.Tensor
+    ) -> torch.Tensor:
+        scale = 1.0 / math.sqrt(self.head_dim)
+        blocked = torch.finfo(self.lm_head.weight.dtype).min
+        scores = (q @ keys.transpose(-1, -2)) * scale
+        scores = scores.masked_fill(~visible[:, None], blocked)
+        return torch.softmax(scores, dim=-1) @ values
 
 
 def greedy_generate(

@@ -378,48 +378,92 @@ def compare(expected: Results, actual: Results, *, tolerance: dict | None = None
 
 
 def _compare_group(group: tuple, old: list[Record], new: list[Record], limit: dict) -> list[str]:
-    problems = []
+    """The differences within one group (its seeds, in the same order in ``old`` and ``new``)."""
     for a, b in zip(old, new, strict=True):
-        if a.steps != b.steps or list(a.correct) != list(b.correct):
-            return [f"{a.key}: steps or lengths differ"]
-        for length in a.correct:
-            if (a.correct[length] is None) != (b.correct[length] is None):
-                return [f"{a.key} at {length}: runs in one and not the other"]
-            if a.correct[length] is not None and [t for _, t in a.correct[length]] != [
-                t for _, t in b.correct[length]
-            ]:
-                return [f"{a.key} at {length}: different numbers of test sequences"]
-        if bool(a.curve) != bool(b.curve) or (a.curve and a.curve[0] != b.curve[0]):
-            return [f"{a.key}: learning curves recorded at different steps"]
+        mismatch = _shape_mismatch(a, b)
+        if mismatch:
+            return [mismatch]  # the numbers cannot be compared
+    problems = []
     for length in old[0].correct:
         if old[0].correct[length] is None:
             continue
-        for a, b in zip(old, new, strict=True):
-            if abs(a.accuracy(length) - b.accuracy(length)) > limit["seed"]:
-                problems.append(f"{a.key} at {length}: {a.accuracy(length):.3f} -> {b.accuracy(length):.3f}")
-        mean_old = sum(r.accuracy(length) for r in old) / len(old)
-        mean_new = sum(r.accuracy(length) for r in new) / len(new)
-        if abs(mean_old - mean_new) > limit["mean"]:
-            problems.append(f"{group} at {length}, mean over seeds: {mean_old:.3f} -> {mean_new:.3f}")
-        for n in (0, 1):
-            total = sum(r.correct[length][n][1] for r in old)
-            if not total:  # a label that none of the test sequences has
-                continue
-            share_old = sum(r.correct[length][n][0] for r in old) / total
-            share_new = sum(r.correct[length][n][0] for r in new) / total
-            if abs(share_old - share_new) > limit["label"]:
-                problems.append(f"{group} at {length}, label {n}: {share_old:.3f} -> {share_new:.3f}")
+        problems += _seed_moves(old, new, length, limit)
+        problems += _mean_move(group, old, new, length, limit)
+        problems += _label_moves(group, old, new, length, limit)
+    return problems + _curve_moves(group, old, new, limit)
+
+
+def _shape_mismatch(a: Record, b: Record) -> str | None:
+    """Why the numbers of two runs of one model cannot be compared, or None if they can."""
+    if a.steps != b.steps or list(a.correct) != list(b.correct):
+        return f"{a.key}: steps or lengths differ"
+    for length in a.correct:
+        mismatch = _length_mismatch(a, b, length)
+        if mismatch:
+            return mismatch
+    if bool(a.curve) != bool(b.curve) or (a.curve and a.curve[0] != b.curve[0]):
+        return f"{a.key}: learning curves recorded at different steps"
+    return None
+
+
+def _length_mismatch(a: Record, b: Record, length: int) -> str | None:
+    if (a.correct[length] is None) != (b.correct[length] is None):
+        return f"{a.key} at {length}: runs in one and not the other"
+    if a.correct[length] is not None and [t for _, t in a.correct[length]] != [
+        t for _, t in b.correct[length]
+    ]:
+        return f"{a.key} at {length}: different numbers of test sequences"
+    return None
+
+
+def _seed_moves(old: list[Record], new: list[Record], length: int, limit: dict) -> list[str]:
+    return [
+        f"{a.key} at {length}: {a.accuracy(length):.3f} -> {b.accuracy(length):.3f}"
+        for a, b in zip(old, new, strict=True)
+        if abs(a.accuracy(length) - b.accuracy(length)) > limit["seed"]
+    ]
+
+
+def _mean_move(group: tuple, old: list[Record], new: list[Record], length: int, limit: dict) -> list[str]:
+    mean_old = sum(r.accuracy(length) for r in old) / len(old)
+    mean_new = sum(r.accuracy(length) for r in new) / len(new)
+    if abs(mean_old - mean_new) > limit["mean"]:
+        return [f"{group} at {length}, mean over seeds: {mean_old:.3f} -> {mean_new:.3f}"]
+    return []
+
+
+def _label_moves(group: tuple, old: list[Record], new: list[Record], length: int, limit: dict) -> list[str]:
+    problems = []
+    for n in (0, 1):
+        total = sum(r.correct[length][n][1] for r in old)
+        if not total:  # a label that none of the test sequences has
+            continue
+        share_old = sum(r.correct[length][n][0] for r in old) / total
+        share_new = sum(r.correct[length][n][0] for r in new) / total
+        if abs(share_old - share_new) > limit["label"]:
+            problems.append(f"{group} at {length}, label {n}: {share_old:.3f} -> {share_new:.3f}")
+    return problems
+
+
+def _curve_moves(group: tuple, old: list[Record], new: list[Record], limit: dict) -> list[str]:
+    """Each seed's learning curve, then the mean curve where every seed has one at the same steps."""
+    problems = []
     for a, b in zip(old, new, strict=True):
         if a.curve:
             worst = max(abs(x - y) for x, y in zip(a.curve[1], b.curve[1], strict=True))
             if worst > limit["seed"]:
                 problems.append(f"{a.key}: learning curve moved by {worst:.3f}")
-    if all(r.curve for r in old) and len({r.curve[0] for r in old}) == 1:
-        columns = zip(*(r.curve[1] for r in old), strict=True), zip(*(r.curve[1] for r in new), strict=True)
-        worst = max(abs(sum(x) - sum(y)) / len(old) for x, y in zip(*columns, strict=True))
-        if worst > limit["mean"]:
-            problems.append(f"{group}: mean learning curve moved by {worst:.3f}")
-    return problems
+    return problems + _mean_curve_move(group, old, new, limit)
+
+
+def _mean_curve_move(group: tuple, old: list[Record], new: list[Record], limit: dict) -> list[str]:
+    if not (all(r.curve for r in old) and len({r.curve[0] for r in old}) == 1):
+        return []
+    columns = zip(*(r.curve[1] for r in old), strict=True), zip(*(r.curve[1] for r in new), strict=True)
+    worst = max(abs(sum(x) - sum(y)) / len(old) for x, y in zip(*columns, strict=True))
+    if worst > limit["mean"]:
+        return [f"{group}: mean learning curve moved by {worst:.3f}"]
+    return []
 
 
 def largest_moves(expected: Results, actual: Results) -> dict:
