@@ -101,7 +101,7 @@ def test_every_public_module_is_on_the_api_page():
     assert sorted(documented) == sorted(MODULES), "book/en/api.md must have one automodule per public module"
     # The names that the chapters call, posenc.<name>, posenc.plot.<name> and posenc.experiment.<name>,
     # are documented there, once: the modules that define them show their docstring alone.
-    for package in ("posenc", "posenc.plot", "posenc.experiment"):
+    for package in ("posenc", "posenc.serving", "posenc.plot", "posenc.experiment"):
         documented = f".. automodule:: {package}\n   :members:\n" in page
         assert documented, f"{package} is not documented with its members"
 
