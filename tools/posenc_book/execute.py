@@ -11,7 +11,9 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
-from notebook_files import notebooks
+
+from posenc_book.notebooks import notebooks
+from posenc_book.paths import BOOK
 
 KERNEL_NAME = "python3"
 
@@ -58,4 +60,4 @@ def main(paths: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["book"])
+    main(sys.argv[1:] or [str(BOOK)])

@@ -1,6 +1,6 @@
 """What the PDF (LaTeX) and the EPUB of an edition need beyond Sphinx's own builders.
 
-tools/build_site.py loads this extension for `make pdf` and `make epub` only, never for the site.
+posenc_book.build loads this extension for `make pdf` and `make epub` only, never for the site.
 
 - LaTeX: docutils' table of Babel names has no Korean, so Sphinx would warn ("no Babel option known
   for language 'ko'") and fall back to English words; with the name, polyglossia sets Korean captions.

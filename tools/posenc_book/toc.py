@@ -2,20 +2,19 @@
 
 _toc.yml has one part per language, each starting with the edition's index page, whose numbered sections
 are the chapters. An edition's table keeps only the part of its language, with its index page as the
-root. `tools/build_site.py` writes it, with paths relative to ``book/<lang>``, for each edition's build;
+root. `posenc_book.build` writes it, with paths relative to ``book/<lang>``, for each edition's build;
 this script prints it (paths from the repository root) for a reader who wants to see it:
 
-    python tools/toc_for_language.py ko
+    python -m posenc_book toc ko
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+from posenc_book.paths import ROOT
 
 
 def files_of(entries: list[dict]) -> list[str]:
@@ -70,10 +69,10 @@ def edition_toc(toc: dict, lang: str) -> dict:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        raise SystemExit("usage: python tools/toc_for_language.py LANG   (en, id or ko)")
+        raise SystemExit("usage: python -m posenc_book toc LANG   (en, id or ko)")
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     edition = toc_for_language(toc, argv[0])
-    print(f"# The {argv[0]} edition's part of _toc.yml (tools/toc_for_language.py).")
+    print(f"# The {argv[0]} edition's part of _toc.yml (python -m posenc_book toc).")
     print(yaml.safe_dump(edition, sort_keys=False, allow_unicode=True), end="")
     return 0
 

@@ -1,9 +1,9 @@
 """Build the site: one Sphinx build per edition, the landing page, and one search index.
 
-    python tools/build_site.py            # every edition named in _config.yml
-    python tools/build_site.py ko         # the Korean edition alone (and the landing page, the index)
-    python tools/build_site.py --solutions hidden    # the same site without any solution
-    python tools/build_site.py --formats pdf epub    # the books alone: _build/pdf/, _build/epub/
+    python -m posenc_book build            # every edition named in _config.yml
+    python -m posenc_book build ko         # the Korean edition alone (and the landing page, the index)
+    python -m posenc_book build --solutions hidden    # the same site without any solution
+    python -m posenc_book build --formats pdf epub    # the books alone: _build/pdf/, _build/epub/
 
 Without ``--formats``, the PDF and EPUB of each edition are built first where TeX is installed (on CI
 it must be), and the site links them (``build_books``, ``default_formats``).
@@ -20,11 +20,11 @@ It prints one line per build (``pdf-ko``, ``html-en``, ``search``: its seconds, 
 30 s with the builds still running, and a summary with the page to open; each build's full output is in
 ``_build/logs/<build>.log``, and a failed build's last lines are printed (``run_builds``).
 
-Each edition's student handouts are written first (``tools/strip_solutions.py``, as `make handouts`
+Each edition's student handouts are written first (``posenc_book.handouts.strip``, as `make handouts`
 does), and the edition's zip of them is copied to ``_build/html/<lang>/handouts/``, where the instructor
 page links it. ``--solutions hidden`` (`make book SOLUTIONS=hidden`) builds the same site into the same
 ``_build/html`` with every solution left out: sphinx-exercise's ``hide_solutions``, made to work for
-gated solutions by book/_ext/hidden_solutions.py; each chapter's downloadable ``.ipynb`` is its
+gated solutions by posenc_book.sphinx.hidden_solutions; each chapter's downloadable ``.ipynb`` is its
 handout; and there are no Binder or Colab buttons, which would open the notebooks with their solutions.
 """
 
@@ -43,14 +43,12 @@ from pathlib import Path
 from typing import TextIO
 
 import yaml
-from strip_solutions import build_handouts, zip_name
-from toc_for_language import edition_toc
 
-from posenc.words import message
+from posenc_book.handouts.strip import build_handouts, zip_name
+from posenc_book.paths import BUILD, ROOT, TEMPLATES
+from posenc_book.toc import edition_toc
+from posenc_book.words import message
 
-ROOT = Path(__file__).resolve().parent.parent
-BUILD = ROOT / "_build"
-SITE = BUILD / "html"
 JUPYTER_BOOK = Path(sys.executable).with_name("jupyter-book")
 # The landing page and what it needs, copied into the site root as they are.
 LANDING_FILES = ["book/index.html", "book/_static/favicon.svg"]
@@ -122,7 +120,7 @@ def book_settings(lang: str, book_format: str) -> dict:
             "latex_use_xindy": False,
         }
     # EPUB readers run no JavaScript: the math is typeset at build time, as SVG pictures, by pdfTeX
-    # (kotex for the few formulas with Hangul); book/_ext/book_formats.py typesets them in one run.
+    # (kotex for the few formulas with Hangul); posenc_book.sphinx.book_formats typesets them in one run.
     return {
         "html_math_renderer": "imgmath",
         "imgmath_image_format": "svg",
@@ -142,6 +140,7 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
 
     Jupyter Book resolves Sphinx's paths against the source folder (``book/<lang>``) and the local
     extensions against the configuration file (in ``_build``): absolute paths mean the same in both.
+    The templates are posenc_book's (``posenc_book/templates``); its extensions load by module name.
     ``hidden`` leaves the solutions out, and the launch buttons, which open the notebooks with them.
     ``book_format`` "pdf" or "epub" gives the settings of that build instead of the site's (the
     templates, which extend the site's theme, are left out).
@@ -152,13 +151,14 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
     edition["author"] = words["author"]
     edition["repository"]["path_to_book"] = f"book/{lang}"
     sphinx = edition["sphinx"]
+    # Only api_links is still a local extension (book/_ext); posenc_book's load by module name.
     sphinx["local_extensions"] = {
         name: str(ROOT / path) for name, path in (sphinx.get("local_extensions") or {}).items()
     }
     settings = sphinx["config"]
     settings["language"] = lang
-    for key in ("templates_path", "html_static_path"):
-        settings[key] = [str(ROOT / path) for path in settings.get(key, [])]
+    settings["templates_path"] = [str(TEMPLATES)]
+    settings["html_static_path"] = [str(ROOT / path) for path in settings.get("html_static_path", [])]
     if "html_favicon" in settings:
         settings["html_favicon"] = str(ROOT / settings["html_favicon"])
     if book_format != "html":
@@ -166,7 +166,7 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
         settings.update(templates_path=[], html_static_path=[], html_css_files=[])
         settings.pop("html_favicon", None)
         settings.update(book_settings(lang, book_format))
-        sphinx["local_extensions"]["book_formats"] = str(ROOT / "book" / "_ext")
+        sphinx["extra_extensions"] = [*sphinx.get("extra_extensions", []), "posenc_book.sphinx.book_formats"]
         if book_format == "epub":
             sphinx["extra_extensions"] = [*sphinx.get("extra_extensions", []), "sphinx.ext.imgmath"]
             # The EPUB's metadata: without them, Sphinx writes "Project name not set".
@@ -174,7 +174,8 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
             settings.update(epub_author=words["author"], epub_publisher=words["author"])
     if hidden:
         settings["hide_solutions"] = True
-        sphinx["local_extensions"]["hidden_solutions"] = str(ROOT / "book" / "_ext")
+        extensions = sphinx.get("extra_extensions", [])
+        sphinx["extra_extensions"] = [*extensions, "posenc_book.sphinx.hidden_solutions"]
     if hidden or book_format != "html":
         edition["launch_buttons"] = {
             **edition.get("launch_buttons", {}),
@@ -197,7 +198,7 @@ def write_edition_files(
     The PDF and EPUB builds of an edition have their own folders, ``<lang>-pdf`` and ``<lang>-epub``."""
     folder = build_dir / "editions" / (lang if book_format == "html" else f"{lang}-{book_format}")
     folder.mkdir(parents=True, exist_ok=True)
-    note = f"# Generated by tools/build_site.py from the root {{}} for the {lang} edition: do not edit.\n"
+    note = f"# Generated by posenc_book.build from the root {{}} for the {lang} edition: do not edit.\n"
     settings = edition_config(config, lang, hidden, book_format)
     if book_format == "html" and not hidden:
         # The landing page links the PDF and EPUB that `make pdf` and `make epub` have built.

@@ -11,7 +11,7 @@ Two things the themes do not do:
   1,400 glyphs); the build writes ``_static/fa-solid-subset.woff`` with the
   glyphs of the icons its pages use, and ``_static/posenc-icons.css`` declares
   it under the same family and weight, after the theme's CSS, so the browser
-  takes it instead. (``book/_templates/static/webpack-macros.html`` already
+  takes it instead. (``posenc_book/templates/static/webpack-macros.html`` already
   drops the theme's ``fontawesome.js``, 1.5 MB, which replaced every icon by an
   SVG drawn by script.)
 """

@@ -5,9 +5,9 @@ install the helper package ``posenc``. Its first code cell, tagged ``colab``, do
 names the repository and branch of ``repository:`` in _config.yml. Run this script after changing that
 setting (in a fork, say), or to add the cell to a new chapter:
 
-    python tools/colab_cell.py                 # every notebook under book/
-    python tools/colab_cell.py book/ko         # some folders or notebooks
-    python tools/colab_cell.py --check         # change nothing; exit 1 if a notebook is not up to date
+    python -m posenc_book colab                 # every notebook under book/
+    python -m posenc_book colab book/ko         # some folders or notebooks
+    python -m posenc_book colab --check         # change nothing; exit 1 if a notebook is not up to date
 
 A new cell is inserted before the first code cell and the execution counts after it are shifted by one, as
 a clean run would number them (the cell prints nothing outside Colab), so `make execute` is not needed for
@@ -22,9 +22,10 @@ from pathlib import Path
 
 import nbformat
 import yaml
-from notebook_files import notebooks
 
-ROOT = Path(__file__).resolve().parent.parent
+from posenc_book.notebooks import notebooks
+from posenc_book.paths import ROOT
+
 TAG = "colab"
 TEMPLATE = """\
 # On Google Colab only: install the book's helper package, posenc, from the repository.

@@ -1,6 +1,6 @@
 """Sphinx extension: what one edition of the book needs beyond Sphinx's own language support.
 
-Each edition (en, id, ko) is its own Sphinx build with its own ``language`` (see tools/build_site.py), so
+Each edition (en, id, ko) is its own Sphinx build with its own ``language`` (see posenc_book.build), so
 Sphinx and the themes already speak it: captions, numbering, search page, previous/next. This adds:
 
 - the language switch: links to this page in the other editions (rendered by the ``lang-switch.html``
@@ -21,14 +21,15 @@ from bs4 import BeautifulSoup
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from posenc.words import LANGUAGES, message, messages
+from posenc.words import LANGUAGES
+from posenc_book.words import message, messages
 
 # The language the installed packages' messages, and so the book's message keys' English texts, are in.
 SOURCE_LANGUAGE = "en"
 # Words that no installed catalog translates into Indonesian or Korean, or translates badly (the
 # theme's Korean renders "By" as a particle and "Launch" as a dictionary verb, its Indonesian
-# previous/next as "sebelum"/"berikut"): the messages ``site.*`` of posenc/locale/<lang>.po, by the
-# English text that the packages and the templates ask for. The templates in book/_templates mark the
+# previous/next as "sebelum"/"berikut"): the messages ``site.*`` of posenc_book/locale/<lang>.po, by the
+# English text that the packages and the templates ask for. The templates (posenc_book/templates) mark the
 # theme's hard-coded English for translation, and it is translated here.
 OWN_MESSAGES = {
     lang: {messages("site", SOURCE_LANGUAGE)[name]: text for name, text in messages("site", lang).items()}
@@ -168,7 +169,7 @@ def is_site(app) -> bool:
 
 
 def not_found_page(app):
-    """A 404 page in the edition's language (book/_templates/404.html)."""
+    """A 404 page in the edition's language (posenc_book/templates/404.html)."""
     if not is_site(app):
         return
     yield "404", {"title": message("site.not_found_title", app.config.language)}, "404.html"
@@ -198,7 +199,7 @@ def translate_scripts(app, exception):
 
 def setup(app):
     app.add_config_value("editions", {}, "html", types=[dict])
-    # The edition's PDF and EPUB, where built: {"PDF": "downloads/posenc-en.pdf", ...} (tools/build_site.py).
+    # The edition's PDF and EPUB, where built: {"PDF": "downloads/posenc-en.pdf", ...} (posenc_book.build).
     app.add_config_value("downloads", {}, "html", types=[dict])
     # Before Sphinx's own handler (priority 800), which fills in the formats it is not given.
     app.connect("config-inited", own_config_words, priority=100)

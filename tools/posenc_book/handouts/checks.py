@@ -1,10 +1,10 @@
 """What a student handout adds after each exercise: an answer prompt and, for some exercises, a check.
 
-``tools/strip_solutions.py --handouts`` reads this table. ``WORDS`` holds each edition's prompts and
-verdicts; ``CHECKS`` holds, by exercise label without its language suffix, a check cell's code (the same
-in every edition) and its sentences in each language. The words and sentences are messages of
-posenc/locale/<lang>.po (read with :mod:`posenc.words`): ``handout.passed``, ``handout.<label>.define``,
-``handout.<label>.claim.1`` and so on.
+``posenc_book.handouts.strip`` (``python -m posenc_book handouts``) reads this table. ``WORDS`` holds
+each edition's prompts and verdicts; ``CHECKS`` holds, by exercise label without its language suffix, a
+check cell's code (the same in every edition) and its sentences in each language. The words and sentences
+are messages of posenc_book/locale/<lang>.po (read with :mod:`posenc_book.words`): ``handout.passed``,
+``handout.<label>.define``, ``handout.<label>.claim.1`` and so on.
 
 A check tests properties of the student's answer that a right answer must have (a shape, an invariance,
 an identity with a chapter's function) and that do not give the answer away. Its ``code`` is the body of
@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from posenc.words import LANGUAGES, message, messages
+from posenc.words import LANGUAGES
+from posenc_book.words import message, messages
 
 # Per language: the answer prompt, the check cell's comment, and what it prints ({name} is the name that
 # the student has not defined yet). The words are the messages ``handout.*`` of posenc/locale/<lang>.po.

@@ -6,8 +6,8 @@ whole span: the solution text in the Markdown cells around it, and every code ce
 and execution counts are cleared too (``--keep-outputs`` keeps them), so a student runs a clean
 notebook top to bottom.
 
-    python tools/strip_solutions.py book/en --output handout/en
-    python tools/strip_solutions.py book/ko/03_numpy.ipynb --output handout/ko
+    python -m posenc_book handouts book/en --output handout/en
+    python -m posenc_book handouts book/ko/03_numpy.ipynb --output handout/ko
 
 A folder argument writes each of its notebooks into the output folder under the same relative path; a
 file argument writes that notebook into the output folder under its own name. The sources are never
@@ -15,13 +15,13 @@ changed.
 
 A *handout* (``--handout``) is a student copy with a place to answer: after each exercise, a Markdown
 cell with the prompt in the notebook's language ("Your answer:", "Jawaban Anda:", "답:"), an empty code
-cell where the solution has code, and, for the exercises in the table of tools/handout_checks.py, a check
-cell that tells the student, in their language, whether their answer has the properties a right answer
-has. The answer and check cells are tagged ``raises-exception``: a student's unfinished code may fail
+cell where the solution has code, and, for the exercises in the table of posenc_book.handouts.checks, a
+check cell that tells the student, in their language, whether their answer has the properties a right
+answer has. The answer and check cells are tagged ``raises-exception``: a student's unfinished code may fail
 there, and every other cell runs.
 
-    python tools/strip_solutions.py book/ko --output handout/ko --handout
-    python tools/strip_solutions.py --handouts     # `make handouts`: every edition, and a zip of each
+    python -m posenc_book handouts book/ko --output handout/ko --handout
+    python -m posenc_book handouts --handouts     # `make handouts`: every edition, and a zip of each
 
 ``--handouts`` writes every chapter of every edition into ``_build/handouts/<lang>/``, and
 ``_build/handouts/posenc-handouts-<lang>.zip`` (the same notebooks in a folder ``posenc-handouts-<lang>``).
@@ -41,10 +41,11 @@ from pathlib import Path
 
 import nbformat
 import yaml
-from handout_checks import CHECKS, WORDS, Check
 
-ROOT = Path(__file__).resolve().parent.parent
-HANDOUTS = ROOT / "_build" / "handouts"
+from posenc_book.handouts.checks import CHECKS, WORDS, Check
+from posenc_book.paths import BUILD, ROOT
+
+HANDOUTS = BUILD / "handouts"
 
 # One ``{solution-start}`` or ``{solution-end}`` directive, backtick- or colon-fenced, with its options,
 # up to and including its closing fence line.
@@ -61,7 +62,7 @@ LABEL = re.compile(r"^:label:[ \t]*(?P<label>\S+)", re.MULTILINE)
 LANG = re.compile(r'^LANG = "(?P<lang>[a-z]+)"', re.MULTILINE)
 # Tags of the cells a handout adds; code cells a student writes in may fail without stopping a run.
 ANSWER_TAG, CHECK_TAG, MAY_FAIL = "handout-answer", "handout-check", "raises-exception"
-# The words of tools/handout_checks.py that a check cell prints.
+# The words of posenc_book.handouts.checks that a check cell prints.
 VERDICTS = ("missing", "passed", "failed")
 
 
@@ -232,7 +233,7 @@ def make_handout(notebook, lang: str | None = None, checks: dict[str, Check] = C
     """
     lang = lang or notebook_language(notebook)
     if lang not in WORDS:
-        raise ValueError(f"no handout words for {lang!r}: tools/handout_checks.py has {sorted(WORDS)}")
+        raise ValueError(f"no handout words for {lang!r}: posenc_book/handouts/checks.py has {sorted(WORDS)}")
     with_code = {label for label, solution in solutions(notebook).items() if solution.code}
     handout = strip_solutions(notebook)
     cells = []
