@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from book_files import ENGLISH_ONLY, ROOT
-from site_helpers import page_language, site_path, toc_docnames
+from book_files import ENGLISH_ONLY
+from site_helpers import SITE, page_language, site_path, toc_docnames
 
-HTML = ROOT / "_build" / "html"
 CHAPTER = re.compile(r"^book/(en|id|ko)/(?P<number>\d\d)_\w+$")
 CHAPTERS = [name for name in toc_docnames() if CHAPTER.match(name)]
 
@@ -30,7 +29,7 @@ def test_every_edition_has_chapters():
 
 @pytest.mark.parametrize("docname", CHAPTERS)
 def test_chapter_number_matches_its_file_name(docname):
-    page = HTML / site_path(docname)
+    page = SITE / site_path(docname)
     assert page.is_file(), f"{page} is missing: run `make book`"
     expected = f"{int(CHAPTER.match(docname)['number'])}."
     assert heading_number(page.read_text(encoding="utf-8")) == expected
@@ -54,7 +53,7 @@ def caption_numbers(html: str) -> dict[str, list[str]]:
 @pytest.mark.parametrize("docname", CHAPTERS)
 def test_captions_count_from_one_in_the_page_language(docname):
     chapter = int(CHAPTER.match(docname)["number"])
-    captions = caption_numbers((HTML / site_path(docname)).read_text(encoding="utf-8"))
+    captions = caption_numbers((SITE / site_path(docname)).read_text(encoding="utf-8"))
     assert set(captions) <= CAPTION_WORDS[page_language(docname)], captions
     assert captions, "every chapter has numbered exercises"
     for numbers in captions.values():
@@ -77,7 +76,7 @@ PROOF_WORDS = {"en": "Proof.", "id": "Bukti.", "ko": "증명."}
 
 @pytest.mark.parametrize("lang", sorted(PROOF_WORDS))
 def test_proofs_begin_with_the_edition_word(lang):
-    html = (HTML / lang / "05_rotation.html").read_text(encoding="utf-8")
+    html = (SITE / lang / "05_rotation.html").read_text(encoding="utf-8")
     openings = re.findall(r'<div class="proof admonition" id="proof">\s*<p>(\S+)', html)
     assert openings and set(openings) == {PROOF_WORDS[lang]}, openings
 
@@ -89,7 +88,7 @@ EDITION_PAGES = [
 
 @pytest.mark.parametrize("docname", EDITION_PAGES)
 def test_previous_and_next_stay_in_the_edition(docname):
-    html = (HTML / site_path(docname)).read_text(encoding="utf-8")
+    html = (SITE / site_path(docname)).read_text(encoding="utf-8")
     targets = re.findall(r'<a class="(?:left-prev|right-next)"[^>]*href="([^"]*)"', html)
     assert targets, "every page of an edition has a previous or a next page"
     assert all(not target.startswith("../") for target in targets), targets
@@ -98,7 +97,7 @@ def test_previous_and_next_stay_in_the_edition(docname):
 @pytest.mark.parametrize("docname", EDITION_PAGES)
 def test_head_names_the_page_in_the_other_editions(docname):
     """<link rel="alternate" hreflang> to the twin pages, relative, beside the visible switch."""
-    html = (HTML / site_path(docname)).read_text(encoding="utf-8")
+    html = (SITE / site_path(docname)).read_text(encoding="utf-8")
     lang, page = site_path(docname).split("/", 1)
     head = html.split("</head>", 1)[0]
     alternates = dict(re.findall(r'<link rel="alternate" hreflang="(\w+)" href="([^"]+)"', head))
@@ -112,5 +111,5 @@ def test_korean_solutions_are_titled_with_the_book_word():
     """The book says 풀이 for a solution; sphinx-exercise's Korean catalog says 해답."""
     pages = [name for name in CHAPTERS if page_language(name) == "ko"]
     pattern = re.compile(r"admonition-title\">(해답|풀이)<a [^>]*> 연습")
-    titles = [pattern.findall((HTML / site_path(name)).read_text(encoding="utf-8")) for name in pages]
+    titles = [pattern.findall((SITE / site_path(name)).read_text(encoding="utf-8")) for name in pages]
     assert all(found and set(found) == {"풀이"} for found in titles), titles

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 
 import yaml
-
-ROOT = Path(__file__).resolve().parent.parent
+from book_files import ROOT
 
 
 def citation() -> dict:
@@ -56,7 +54,7 @@ def test_contributing_guide_covers_languages_outputs_and_licences():
         "make execute",
         "LICENSE-TEXT.md",
         "binder/requirements.txt",
-        "tools/colab_cell.py",
+        "python -m posenc_book colab",
     ):
         assert needle in guide, needle
     # Every file the guide names in backticks exists (placeholders such as NN_topic aside).
@@ -66,11 +64,13 @@ def test_contributing_guide_covers_languages_outputs_and_licences():
 
 
 def test_ci_folder_holds_only_the_ci_script_and_the_build_tools_are_in_tools():
-    # The book's build tools live in the visible tools/; .ci/ keeps only what CI alone runs.
+    # The book's build is a package in the visible tools/ (posenc_book); .ci/ keeps only what CI alone runs.
     ci = sorted(path.name for path in (ROOT / ".ci").iterdir() if path.name != "__pycache__")
     assert ci == ["run"], f".ci/ should hold only CI's script, not {ci}"
-    tools = {path.name for path in (ROOT / "tools").glob("*.py")}
-    assert {"build_site.py", "execute_notebooks.py", "strip_solutions.py", "handout_checks.py"} <= tools
+    package = ROOT / "tools" / "posenc_book"
+    modules = {str(path.relative_to(package)) for path in package.rglob("*.py")}
+    assert {"build.py", "execute.py", "colab.py", "handouts/strip.py", "handouts/checks.py"} <= modules
+    assert (ROOT / "tools" / "pyproject.toml").is_file()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     layout = readme.split("## Layout", 1)[-1] if "## Layout" in readme else readme
     assert re.search(r"^tools/ ", layout, re.MULTILINE), "README's layout section does not list tools/"

@@ -14,11 +14,10 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import posenc_book.build as build_site
 import pytest
-from book_files import BOOK, ROOT, ci_script
+from book_files import BOOK, ROOT
 from course_kit import about_box, chapters
-
-build_site = ci_script("build_site")
 
 LANGS = ("en", "id", "ko")
 BUILD = ROOT / "_build"

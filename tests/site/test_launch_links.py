@@ -1,6 +1,6 @@
 """Every notebook page of the built site has its launch (Binder, Colab) and download links.
 
-Reads the HTML that `make book` wrote into _build/html (`make test` builds before it runs the tests). The
+Reads the HTML that `make book` wrote (site_helpers.SITE: _build/html; `make test` builds it first). The
 expected URLs are derived from the ``repository`` and ``launch_buttons`` settings of _config.yml, so a fork
 that changes the repository URL there gets links to its own repository.
 """
@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import posixpath
 from html.parser import HTMLParser
-from pathlib import Path
 
 import nbformat
 import pytest
 import yaml
-from site_helpers import site_path, toc_docnames
+from book_files import ROOT
+from site_helpers import SITE, site_path, toc_docnames
 
-ROOT = Path(__file__).resolve().parent.parent
-HTML = ROOT / "_build" / "html"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 
 
@@ -42,7 +40,7 @@ class Links(HTMLParser):
 
 
 def links_of(page: str) -> Links:
-    path = HTML / site_path(page)
+    path = SITE / site_path(page)
     assert path.is_file(), f"{path.relative_to(ROOT)} is missing: run `make book` first"
     parser = Links()
     parser.feed(path.read_text(encoding="utf-8"))
@@ -99,7 +97,7 @@ def test_download_links(page):
     built = site_path(page)
     target = posixpath.normpath(posixpath.join(posixpath.dirname(built), downloads[0]))
     assert target == built.replace("/", "/_sources/", 1).removesuffix(".html") + ".ipynb"
-    downloaded = nbformat.read(HTML / target, as_version=4)
+    downloaded = nbformat.read(SITE / target, as_version=4)
     source = nbformat.read(ROOT / f"{page}.ipynb", as_version=4)
     # The same chapter: the same kernel and the same label on the first line (its title may have been
     # edited since the last build).

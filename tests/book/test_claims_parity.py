@@ -21,7 +21,7 @@ HTML tags, fenced code blocks (``test_parity.py`` compares code).
 
 The deliberate differences are listed in ``claims_exceptions.yaml``; a difference not listed fails, and
 so does a listed one that no longer occurs. Run this file with Python to print every difference:
-``.venv/bin/python tests/test_claims_parity.py``.
+``.venv/bin/python tests/book/test_claims_parity.py``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ import nbformat
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# tests/ holds book_files: pytest puts it on the path, and so does this line when the file runs as a script.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from book_files import BOOK, ENGLISH_ONLY
 
 LANGS = ("en", "id", "ko")

@@ -3,7 +3,8 @@
 Colab has NumPy, Matplotlib and PyTorch but not the book's helper package, posenc. The first code cell of
 every notebook, tagged ``colab``, installs posenc from the repository named in _config.yml, only when the
 notebook runs on Colab. Elsewhere it prints nothing, so nbval and the hygiene checks are unaffected.
-tools/colab_cell.py writes that cell; these tests check the cell, the script and every notebook.
+posenc_book.colab (`python -m posenc_book colab`) writes that cell; these tests check the cell, the
+command and every notebook.
 
 The ``%pip`` magic inside an ``if`` is valid IPython: the kernel turns it into a call of
 ``get_ipython().run_line_magic``, which is what these tests run, with a stand-in for ``get_ipython``.
@@ -18,12 +19,11 @@ import tomllib
 import types
 
 import nbformat
+import posenc_book.colab as colab_cell
 import pytest
-from book_files import BOOK, KERNELSPEC, NOTEBOOKS, ROOT, ci_script
+from book_files import BOOK, KERNELSPEC, NOTEBOOKS, ROOT
 from IPython.core.inputtransformer2 import TransformerManager
 from test_notebooks import problems
-
-colab_cell = ci_script("colab_cell")
 
 
 class Shell:
@@ -136,7 +136,7 @@ def test_first_code_cell_is_the_colab_cell(path):
     assert code, "no code cells"
     first = code[0]
     assert first.source == colab_cell.cell_source(), (
-        f"{path.relative_to(ROOT)} lacks the Colab cell: run `.venv/bin/python tools/colab_cell.py`"
+        f"{path.relative_to(ROOT)} lacks the Colab cell: run `.venv/bin/python -m posenc_book colab`"
     )
     assert "colab" in first.metadata.get("tags", []), "tag the Colab cell 'colab'"
     assert first.outputs == [], "the Colab cell must show no output outside Colab"

@@ -23,7 +23,7 @@ A self-test (in the same page load) proves the check can fail: a bare ``&`` insi
 reported, the same lines inside ``\\begin{aligned}`` are not.
 
 Skipped without /usr/bin/chromium, except under CI=true, where a missing browser is a failure (the
-``browser`` fixture of conftest.py). The tests of the splitter need no browser.
+``browser`` fixture of site_helpers.py). The tests of the splitter need no browser.
 """
 
 from __future__ import annotations

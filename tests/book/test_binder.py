@@ -12,8 +12,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from book_files import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>\S+)$")

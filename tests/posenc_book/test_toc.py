@@ -1,4 +1,4 @@
-"""Tests of tools/toc_for_language.py and `make edition`, which build one edition of the book alone."""
+"""Tests of posenc_book.toc and `make edition`, which build one edition of the book alone."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import re
 import subprocess
 import sys
 
+import posenc_book.toc as toc_for_language
 import pytest
 import yaml
-from book_files import ROOT, ci_script
+from book_files import ROOT
 
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
 EDITIONS = sorted({part["chapters"][0]["file"].split("/")[1] for part in TOC["parts"]})
 
-toc_for_language = ci_script("toc_for_language")
 
 SAMPLE = {
     "format": "jb-book",
@@ -93,6 +93,6 @@ def test_make_edition_builds_one_edition_with_warnings_as_errors():
         text=True,
         check=True,
     ).stdout
-    assert re.search(r"tools/build_site\.py( --\S+ \S+)* ko$", commands, re.MULTILINE), commands
-    build_site = (ROOT / "tools" / "build_site.py").read_text(encoding="utf-8")
+    assert re.search(r"-m posenc_book build( --\S+ \S+)* ko$", commands, re.MULTILINE), commands
+    build_site = (ROOT / "tools" / "posenc_book" / "build.py").read_text(encoding="utf-8")
     assert '"--warningiserror", "--nitpick", "--keep-going"' in build_site

@@ -13,14 +13,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import nbformat
+import posenc_book.handouts.checks as checks
+import posenc_book.handouts.strip as strip
 import pytest
 import yaml
-from book_files import BOOK, ENGLISH_ONLY, ROOT, ci_script
+from book_files import BOOK, ENGLISH_ONLY, ROOT
 from course_kit import assessment, capstone, code_blocks, glance, neutral, page, plans
-
-files_of = ci_script("toc_for_language").files_of
-strip = ci_script("strip_solutions")
-checks = ci_script("handout_checks")
+from posenc_book.toc import files_of
 
 LANGS = ("en", "id", "ko")
 LABEL = re.compile(r"^\((?P<label>[\w-]+)\)=\s*$", re.M)

@@ -7,12 +7,11 @@ check the YAML, the triggers, the permissions, the pinned versions and the comma
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
+from book_files import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"
 MAJOR_VERSION = re.compile(r"^[\w.-]+/[\w.-]+@v\d+$")
 
@@ -111,7 +110,7 @@ def test_pre_commit_hooks():
     assert {hook["id"] for hook in standard["hooks"]} == {"check-yaml", "end-of-file-fixer"}
     (hygiene,) = repos["local"]["hooks"]
     assert hygiene["id"] == "notebook-hygiene" and hygiene["language"] == "system"
-    assert hygiene["entry"].endswith("-m pytest -q -p no:cacheprovider tests/test_notebooks.py")
+    assert hygiene["entry"].endswith("-m pytest -q -p no:cacheprovider tests/book/test_notebooks.py")
     assert hygiene["pass_filenames"] is False
     assert re.search(hygiene["files"], "book/ko/03_numpy.ipynb")
-    assert (ROOT / "tests" / "test_notebooks.py").is_file()
+    assert (ROOT / "tests" / "book" / "test_notebooks.py").is_file()

@@ -1,12 +1,11 @@
-"""Tests of tools/strip_solutions.py, the script that writes student copies without solutions."""
+"""Tests of posenc_book.handouts.strip, the command that writes student copies without solutions."""
 
 from __future__ import annotations
 
 import nbformat
+import posenc_book.handouts.strip as strip
 import pytest
-from book_files import BOOK, NOTEBOOKS, ci_script
-
-strip = ci_script("strip_solutions")
+from book_files import BOOK, NOTEBOOKS
 
 EXERCISE_1 = ":::{exercise}\n:label: ex-demo-1-en\n\nCompute it.\n:::"
 EXERCISE_2 = ":::{exercise}\n:label: ex-demo-2-en\n\nCompute more.\n:::"

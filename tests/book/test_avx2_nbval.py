@@ -9,7 +9,7 @@ two runs in the same process, or agreement with the stored results within the
 stated tolerance. This test runs nbval over the English edition with NumPy's
 AVX-512 dispatch disabled and PyTorch's ATen kernels capped at AVX2, so that a
 machine without AVX-512 is checked too. The three editions share code and
-outputs (tests/test_parity.py), so one edition is enough.
+outputs (tests/book/test_parity.py), so one edition is enough.
 
 The interactive figures of chapters 2, 5 and 6 store their numbers, rounded, in
 JSON, and a PNG drawn from them: the second test re-runs those three chapters

@@ -1,8 +1,9 @@
-"""Tests of tools/build_site.py: each edition's configuration is derived from the root _config.yml, and
+"""Tests of posenc_book.build: each edition's configuration is derived from the root _config.yml, and
 `make book` prints one line per build, a summary, and a failed build's last lines."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -10,11 +11,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import posenc_book.build as build_site
 import pytest
 import yaml
-from book_files import ROOT, ci_script
+from book_files import ROOT
+from posenc_book.paths import TEMPLATES
 
-build_site = ci_script("build_site")
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
 
@@ -38,8 +40,13 @@ def test_edition_config(lang):
     settings = edition["sphinx"]["config"]
     for path in [*settings["templates_path"], *settings["html_static_path"], settings["html_favicon"]]:
         assert Path(path).is_absolute() and Path(path).exists(), path
+    assert settings["templates_path"] == [str(TEMPLATES)]
     for path in edition["sphinx"]["local_extensions"].values():
         assert Path(path).is_absolute() and Path(path).is_dir(), path
+    # posenc_book's extensions load by module name, from the installed package.
+    own = [name for name in edition["sphinx"]["extra_extensions"] if name.startswith("posenc_book.")]
+    assert "posenc_book.sphinx.langswitch" in own
+    assert all(importlib.util.find_spec(name) for name in own), own
     # The root configuration itself is left as it was.
     assert CONFIG["sphinx"]["config"]["language"] == "en"
     assert CONFIG["repository"]["path_to_book"] == ""
@@ -56,7 +63,7 @@ def test_landing_page_links_every_edition():
         assert f'href="{lang}/index.html" hreflang="{lang}"' in html
 
 
-# What `make book` prints (tools/build_site.py's run_builds and build_all), tried on commands that take a
+# What `make book` prints (posenc_book.build's run_builds and build_all), tried on commands that take a
 # second: one line per build, progress while they run, the logs, the summary, a failure's last lines.
 BUILD_LINE = re.compile(r"^(?P<name>[\w-]+) +(?P<seconds>\d+) s  (?P<what>.+)$")
 

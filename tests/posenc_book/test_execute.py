@@ -1,9 +1,8 @@
-"""The notebook runner behind `make execute` (tools/execute_notebooks.py)."""
+"""The notebook runner behind `make execute` (posenc_book.execute)."""
 
 import nbformat
-from book_files import KERNELSPEC, ci_script
-
-execute_notebooks = ci_script("execute_notebooks")
+import posenc_book.execute as execute_notebooks
+from book_files import KERNELSPEC
 
 
 def stream(text, name="stdout"):

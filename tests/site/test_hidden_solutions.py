@@ -10,52 +10,20 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
+import posenc_book.build as build_site
+import posenc_book.handouts.strip as strip
 import pytest
-import yaml
-from book_files import BOOK, ROOT, ci_script
+from book_files import BOOK
 from course_kit import solutions_only_blocks
+from site_helpers import SITE, page_text, squeeze
 
-build_site = ci_script("build_site")
-strip = ci_script("strip_solutions")
-
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 CHAPTERS = sorted((BOOK / "en").glob("[0-9][0-9]_*.ipynb"))
 WORDS_PER_FRAGMENT = 6
-
-
-class PageText(HTMLParser):
-    """The text of an HTML page as a reader sees it: no tags, no scripts or styles, entities decoded."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skipping = 0
-
-    def handle_starttag(self, tag, attrs):
-        self.skipping += tag in ("script", "style")
-
-    def handle_endtag(self, tag):
-        self.skipping -= tag in ("script", "style") and self.skipping > 0
-
-    def handle_data(self, data):
-        if not self.skipping:
-            self.parts.append(data)
-
-
-def page_text(path: Path) -> str:
-    parser = PageText()
-    parser.feed(path.read_text(encoding="utf-8"))
-    return squeeze("".join(parser.parts))
-
-
-def squeeze(text: str) -> str:
-    return " ".join(text.split())
+# The tests that read the hidden build (hidden_site) wait for it: a Sphinx build of the English edition.
+SLOW = pytest.mark.slow
 
 
 # Markup that the HTML does not show as it is written: math, roles, directive fences and options.
@@ -150,17 +118,7 @@ def site_text(hidden_site) -> str:
     return "\n".join(page_text(page) for page in sorted(hidden_site.rglob("*.html")))
 
 
-def test_hidden_config_sets_sphinx_exercise_option_and_drops_the_launch_buttons():
-    shown = build_site.edition_config(CONFIG, "en")
-    hidden = build_site.edition_config(CONFIG, "en", hidden=True)
-    assert "hide_solutions" not in shown["sphinx"]["config"]
-    assert "hidden_solutions" not in shown["sphinx"]["local_extensions"]
-    assert shown["launch_buttons"]["colab_url"] and shown["launch_buttons"]["binderhub_url"]
-    assert hidden["sphinx"]["config"]["hide_solutions"] is True
-    assert (Path(hidden["sphinx"]["local_extensions"]["hidden_solutions"]) / "hidden_solutions.py").is_file()
-    assert hidden["launch_buttons"]["colab_url"] == hidden["launch_buttons"]["binderhub_url"] == ""
-
-
+@SLOW
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda path: path.stem)
 def test_no_solution_text_reaches_the_hidden_site(path, site_text):
     parts = chapter_parts(path)
@@ -195,6 +153,7 @@ def test_the_instructor_pages_have_answers_to_hide():
     assert [path.stem for path in PAGES_WITH_ANSWERS] == ["assessment"]
 
 
+@SLOW
 @pytest.mark.parametrize("path", PAGES_WITH_ANSWERS, ids=lambda path: path.stem)
 def test_no_rubric_or_answer_reaches_the_hidden_site(path, site_text):
     parts = page_parts(path)
@@ -205,6 +164,7 @@ def test_no_rubric_or_answer_reaches_the_hidden_site(path, site_text):
     assert not missing, f"text of {path.name} not found: {missing[:5]}"
 
 
+@SLOW
 def test_hidden_site_offers_handouts_and_no_launch_buttons(hidden_site):
     assert (hidden_site / "handouts" / "posenc-handouts-en.zip").is_file()
     for path in CHAPTERS:
@@ -218,7 +178,7 @@ def test_hidden_site_offers_handouts_and_no_launch_buttons(hidden_site):
 
 def test_the_same_search_finds_the_solutions_on_the_site_with_solutions():
     """The control: on the site that `make book` built (before the tests, in `make test`), it finds them."""
-    site = ROOT / "_build" / "html" / "en"
+    site = SITE / "en"
     if not (site / "index.html").is_file():
         if os.environ.get("CI") == "true":
             pytest.fail("_build/html/en is missing: `make test` builds the site before the tests")
@@ -237,57 +197,3 @@ def test_the_same_search_finds_the_solutions_on_the_site_with_solutions():
             hidden = page_parts(path)["solutions-only"]
             found = sum(fragment in text for fragment in hidden)
             assert found >= 0.5 * len(hidden), f"answers of {path.name}: {found} of {len(hidden)}"
-
-
-SMALL_PAGE = """# Page
-
-:::{exercise}
-:label: ex-small-1
-
-The exercise.
-:::
-
-```{solution-start} ex-small-1
-:class: dropdown
-```
-
-The gated solution.
-
-```{solution-end}
-```
-
-:::{admonition} Answers
-:class: solutions-only
-
-The answer to a question.
-:::
-
-:::{container} solutions-only
-A rubric.
-:::
-
-The end.
-"""
-
-
-@pytest.mark.parametrize("hide", [True, False])
-def test_extension_removes_gated_solutions_and_solutions_only_text(tmp_path, hide):
-    """book/_ext/hidden_solutions.py on a small project, with warnings as errors, both ways."""
-    (tmp_path / "index.md").write_text(SMALL_PAGE, encoding="utf-8")
-    (tmp_path / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(BOOK / '_ext')!r})\n"
-        "extensions = ['myst_parser', 'sphinx_exercise', 'hidden_solutions']\n"
-        f"myst_enable_extensions = ['colon_fence']\nhide_solutions = {hide}\n",
-        encoding="utf-8",
-    )
-    build = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(tmp_path), str(tmp_path / "_out")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert build.returncode == 0, build.stderr
-    text = page_text(tmp_path / "_out" / "index.html")
-    assert "The exercise." in text and "The end." in text
-    for hidden in ("The gated solution.", "The answer to a question.", "A rubric."):
-        assert (hidden in text) != hide, hidden
