@@ -23,7 +23,7 @@ import posenc_book.colab as colab_cell
 import pytest
 from book_files import BOOK, KERNELSPEC, NOTEBOOKS, ROOT
 from IPython.core.inputtransformer2 import TransformerManager
-from test_notebooks import problems
+from notebook_hygiene import problems
 
 
 class Shell:
