@@ -27,6 +27,9 @@ import pytest
 from book_files import BOOK, ROOT
 from cpu_limits import AVX2_ONLY
 
+# Each test re-runs notebooks under nbval: 15 to 35 s each on two cores.
+pytestmark = pytest.mark.slow
+
 NOTEBOOK = BOOK / "en" / "08_experiment.ipynb"
 LIMITED = AVX2_ONLY
 
