@@ -1,9 +1,9 @@
 """`make book SOLUTIONS=hidden`: the same site, with every solution left out.
 
-The test builds the English edition that way into a temporary folder (about 15 s), then looks in every
-page for the text of every solution of the English chapters: its sentences, its code and its outputs.
-None may appear; the exercises, and the chapters' other code, must. The same search finds them, so it
-would also find a solution that leaked.
+The test builds the English edition that way into a temporary folder (about 45 s on two cores), then
+looks in every page for the text of every solution of the English chapters: its sentences, its code and
+its outputs. None may appear; the exercises, and the chapters' other code, must. The same search finds
+them, so it would also find a solution that leaked.
 """
 
 from __future__ import annotations
