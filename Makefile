@@ -6,9 +6,9 @@ BIN := $(VENV)/bin
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: book test lint execute serve clean edition handouts pdf epub dist
+.PHONY: book test lint format execute serve clean edition handouts pdf epub dist
 
-$(BIN)/.installed: requirements.txt pyproject.toml
+$(BIN)/.installed: requirements.txt pyproject.toml tools/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
@@ -18,21 +18,21 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 # `make book SOLUTIONS=hidden` builds the same site with every solution left out.
 SOLUTIONS ?= shown
 book: $(BIN)/.installed
-	$(BIN)/python tools/build_site.py --solutions $(SOLUTIONS)
+	$(BIN)/python -m posenc_book build --solutions $(SOLUTIONS)
 
 # The books to take away, one per edition: _build/pdf/posenc-<lang>.pdf (xelatex) and
 # _build/epub/posenc-<lang>.epub (EPUB 3, math as SVG). `make book` builds both first where TeX is
 # installed, and links them from each edition's landing page and from the site root.
 pdf: $(BIN)/.installed
-	$(BIN)/python tools/build_site.py --formats pdf
+	$(BIN)/python -m posenc_book build --formats pdf
 
 epub: $(BIN)/.installed
-	$(BIN)/python tools/build_site.py --formats epub
+	$(BIN)/python -m posenc_book build --formats epub
 
 # Student notebooks of every chapter, without solutions, with answer and check cells:
 # _build/handouts/<lang>/ and _build/handouts/posenc-handouts-<lang>.zip.
 handouts: $(BIN)/.installed
-	$(BIN)/python tools/strip_solutions.py --handouts
+	$(BIN)/python -m posenc_book handouts --handouts
 
 # posenc as a package: its wheel and sdist in _build/dist, both through `twine check --strict`
 # (tests/test_package.py also installs the wheel in a fresh venv). --no-isolation builds with the pinned
@@ -45,18 +45,24 @@ dist: $(BIN)/.installed
 	$(BIN)/python -m twine check --strict _build/dist/*
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check src tests tools book/_ext
+	$(BIN)/ruff check src tests tools
+	$(BIN)/ruff format --check src tests tools
+
+# What `lint` checks, fixed where ruff can: the format, then the fixable findings.
+format: $(BIN)/.installed
+	$(BIN)/ruff format src tests tools
+	$(BIN)/ruff check --fix src tests tools
 
 test: lint book
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env --durations=15 tests book
 
 execute: $(BIN)/.installed
-	$(BIN)/python tools/execute_notebooks.py book
+	$(BIN)/python -m posenc_book execute book
 
 # One edition alone, e.g. `make edition EDITION=ko`: rebuilds _build/html/ko/ (and the search index).
 EDITION ?= en
 edition: $(BIN)/.installed
-	$(BIN)/python tools/build_site.py --solutions $(SOLUTIONS) $(EDITION)
+	$(BIN)/python -m posenc_book build --solutions $(SOLUTIONS) $(EDITION)
 
 # The site that `make book` built (built first only if there is none): `make book` ends by saying so.
 serve: $(BIN)/.installed

@@ -1,28 +1,18 @@
-"""Paths of the book that many tests share, and the scripts of tools/ loaded as modules."""
+"""Paths of the book that many tests share (posenc_book.paths), and its notebooks."""
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-from types import ModuleType
+from posenc_book.notebooks import notebooks
+from posenc_book.paths import BOOK, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-BOOK = ROOT / "book"
+__all__ = ["BOOK", "ENGLISH_ONLY", "KERNELSPEC", "NOTEBOOKS", "ROOT"]
+
 # The kernel every notebook of the book names in its metadata.
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 # The one deliberate difference between the editions' files: the API reference of posenc is generated
 # from its docstrings, which are written in English, so only the English edition has it; the other
-# editions' index and instructor pages link to it (tests/test_parity.py). File -> its label, without
+# editions' index and instructor pages link to it (tests/book/test_parity.py). File -> its label, without
 # the edition suffix.
 ENGLISH_ONLY = {"api.md": "api"}
 
-
-def ci_script(name: str) -> ModuleType:
-    """Import ``tools/<name>.py``: the scripts there are not a package, and import each other by name."""
-    if str(ROOT / "tools") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tools"))
-    return importlib.import_module(name)
-
-
-NOTEBOOKS = ci_script("notebook_files").notebooks([BOOK])
+NOTEBOOKS = notebooks([BOOK])

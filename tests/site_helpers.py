@@ -1,4 +1,4 @@
-"""Helpers for tests/test_site.py: serve the built site, drive Chromium, judge what it shows.
+"""Helpers for tests/site/test_site.py: serve the built site, drive Chromium, judge what it shows.
 
 Every ``*_problems`` function takes plain data (a :class:`PageReport`, a folder) and returns a list of
 problems, one message each, empty when all is well. The tests of the real site and the tests of
@@ -22,9 +22,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
+import pytest
 import yaml
+from book_files import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TOC = ROOT / "_toc.yml"
 # `make book` builds into _build/html; POSENC_SITE points the tests at another build.
 SITE = Path(os.environ.get("POSENC_SITE", ROOT / "_build" / "html"))
@@ -54,12 +55,12 @@ HANGUL_PROBE = "회전행렬"
 
 # Console errors that cannot be avoided, each with the reason. Matched with re.search.
 # None today: the favicon 404, the theme's "invalid theme mode" and sphinx-thebe's doubled
-# `const THEBE_JS_URL` were fixed at the source (_config.yml, book/_ext/script_dedupe.py).
+# `const THEBE_JS_URL` were fixed at the source (_config.yml, posenc_book.sphinx.script_dedupe).
 ALLOWED_CONSOLE_ERRORS: dict[str, str] = {}
 # What a page's interactive figure may add to its first visit: the figure's script and CSS, and the
 # figure itself (its JSON and PNG, inline). plotly.js (1,191,749 bytes) is not part of it: the figure's
 # script loads it only when the figure comes near the screen (book/_static/posenc-figures.js).
-# tests/test_interactive_site.py measures it.
+# tests/site/test_interactive_site.py measures it.
 INTERACTIVE_ALLOWANCE = 400_000
 
 # ------------------------------------------------------------------------------------------------
@@ -708,6 +709,35 @@ def axe_problems(violations: list[dict], impacts=("serious", "critical")) -> lis
 # Every internal link of the built site, without a browser
 
 
+class PageText(HTMLParser):
+    """The text of an HTML page as a reader sees it: no tags, no scripts or styles, entities decoded."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping = 0
+
+    def handle_starttag(self, tag, attrs):
+        self.skipping += tag in ("script", "style")
+
+    def handle_endtag(self, tag):
+        self.skipping -= tag in ("script", "style") and self.skipping > 0
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def page_text(path: Path) -> str:
+    parser = PageText()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return squeeze("".join(parser.parts))
+
+
+def squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
 class _PageLinks(HTMLParser):
     RESOURCE_LINK_RELS = frozenset({"stylesheet", "icon", "shortcut", "preload", "modulepreload", "manifest"})
 
@@ -832,3 +862,20 @@ def chromium_missing() -> str | None:
     except ImportError as error:
         return f"{error.name} is not installed: run `make book` to install requirements.txt"
     return None
+
+
+# The browser tests' Chromium, a pytest fixture that tests/site/conftest.py and tests/book/conftest.py
+# import: a headless Chromium; without it the tests skip, except under CI=true.
+@pytest.fixture(scope="module")
+def browser():
+    reason = chromium_missing()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but the browser tests cannot run: {reason}")
+        pytest.skip(f"browser tests skipped: {reason}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()

@@ -1,0 +1,143 @@
+"""Every chapter opens with the same Colab cell, and that cell does nothing anywhere else.
+
+Colab has NumPy, Matplotlib and PyTorch but not the book's helper package, posenc. The first code cell of
+every notebook, tagged ``colab``, installs posenc from the repository named in _config.yml, only when the
+notebook runs on Colab. Elsewhere it prints nothing, so nbval and the hygiene checks are unaffected.
+posenc_book.colab (`python -m posenc_book colab`) writes that cell; these tests check the cell, the
+command and every notebook.
+
+The ``%pip`` magic inside an ``if`` is valid IPython: the kernel turns it into a call of
+``get_ipython().run_line_magic``, which is what these tests run, with a stand-in for ``get_ipython``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import tomllib
+import types
+
+import nbformat
+import posenc_book.colab as colab_cell
+import pytest
+from book_files import BOOK, KERNELSPEC, NOTEBOOKS, ROOT
+from IPython.core.inputtransformer2 import TransformerManager
+from notebook_hygiene import problems
+
+
+class Shell:
+    """Stands in for IPython's ``get_ipython()``: records the line magics a cell runs."""
+
+    def __init__(self):
+        self.magics: list[tuple[str, str]] = []
+
+    def run_line_magic(self, name: str, line: str) -> None:
+        self.magics.append((name, line))
+
+
+def run_cell(source: str) -> tuple[str, list[tuple[str, str]]]:
+    """Run ``source`` as the kernel would, in a fresh namespace: what it printed, and its magics."""
+    shell = Shell()
+    python = TransformerManager().transform_cell(source)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        exec(compile(python, "<colab cell>", "exec"), {"__name__": "__main__", "get_ipython": lambda: shell})
+    return printed.getvalue(), shell.magics
+
+
+def install_line() -> str:
+    repo = colab_cell.repository()
+    return f'install --quiet "posenc @ git+{repo["url"]}@{repo["branch"]}"'
+
+
+def test_the_cell_installs_the_package_that_pyproject_defines():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["name"] == "posenc"
+    assert pyproject["build-system"]["build-backend"] == "setuptools.build_meta"
+    assert colab_cell.repository()["url"].startswith("https://github.com/"), "Colab opens GitHub notebooks"
+    assert colab_cell.cell_source().endswith("%pip " + install_line())
+
+
+def test_the_cell_does_nothing_outside_colab():
+    assert "google.colab" not in sys.modules
+    assert run_cell(colab_cell.cell_source()) == ("", [])
+
+
+def test_the_cell_installs_posenc_on_colab(monkeypatch):
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    assert run_cell(colab_cell.cell_source()) == ("", [("pip", install_line())])
+
+
+def test_a_fork_changes_one_line(tmp_path):
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    url = colab_cell.repository()["url"]
+    assert config.count(url) == 1, "the repository address must appear once in _config.yml"
+    fork = tmp_path / "_config.yml"
+    fork.write_text(config.replace(url, "https://github.com/someone/fork"), encoding="utf-8")
+    assert '"posenc @ git+https://github.com/someone/fork@main"' in colab_cell.cell_source(fork)
+
+
+def executed_notebook():
+    """A small notebook as `make execute` leaves it: a title, the lang cell, a cell with outputs."""
+    lang = nbformat.v4.new_code_cell('LANG = "en"', execution_count=1, metadata={"tags": ["lang"]})
+    shown = nbformat.v4.new_code_cell("print(1)\n2", execution_count=2)
+    shown.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="1\n"),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "2"}, execution_count=2),
+    ]
+    return nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("# Title"), lang, shown],
+        metadata={
+            "kernelspec": KERNELSPEC,
+            "language_info": {"name": "python"},
+        },
+    )
+
+
+def test_apply_inserts_the_cell_as_a_clean_run_would_number_it():
+    notebook = executed_notebook()
+    assert colab_cell.apply(notebook, colab_cell.cell_source()) is True
+    nbformat.validate(notebook)
+    assert [cell.cell_type for cell in notebook.cells] == ["markdown", "code", "code", "code"]
+    assert notebook.cells[1].metadata["tags"] == ["colab"] and notebook.cells[1].outputs == []
+    assert [cell.execution_count for cell in notebook.cells[1:]] == [1, 2, 3]
+    assert notebook.cells[3].outputs[1].execution_count == 3, "a result is numbered like its cell"
+    assert problems(notebook) == []
+    # Running it again changes nothing; a new address rewrites the cell in place.
+    assert colab_cell.apply(notebook, colab_cell.cell_source()) is False
+    assert colab_cell.apply(notebook, "# another address") is True
+    assert notebook.cells[1].source == "# another address" and len(notebook.cells) == 4
+
+
+def test_apply_refuses_a_misplaced_or_repeated_cell():
+    notebook = executed_notebook()
+    notebook.cells[2].metadata["tags"] = ["colab"]
+    with pytest.raises(ValueError, match="not the first code cell"):
+        colab_cell.apply(notebook, colab_cell.cell_source())
+    notebook.cells[1].metadata["tags"] = ["colab"]
+    with pytest.raises(ValueError, match="2 code cells"):
+        colab_cell.apply(notebook, colab_cell.cell_source())
+
+
+def test_command_line_check_and_write(tmp_path, capsys):
+    path = tmp_path / "01_demo.ipynb"
+    nbformat.write(executed_notebook(), path)
+    assert colab_cell.main(["--check", str(tmp_path)]) == 1
+    assert colab_cell.main([str(path)]) == 0
+    assert "wrote the Colab cell" in capsys.readouterr().out
+    assert colab_cell.main(["--check", str(tmp_path)]) == 0
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: str(path.relative_to(BOOK)))
+def test_first_code_cell_is_the_colab_cell(path):
+    notebook = nbformat.read(path, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert code, "no code cells"
+    first = code[0]
+    assert first.source == colab_cell.cell_source(), (
+        f"{path.relative_to(ROOT)} lacks the Colab cell: run `.venv/bin/python -m posenc_book colab`"
+    )
+    assert "colab" in first.metadata.get("tags", []), "tag the Colab cell 'colab'"
+    assert first.outputs == [], "the Colab cell must show no output outside Colab"
+    assert len(code) > 1 and "lang" in code[1].metadata.get("tags", []), "the 'lang' cell comes next"
