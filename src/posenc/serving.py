@@ -289,6 +289,27 @@ def _extend(cache: KVCache | None, index: int, k: torch.Tensor, v: torch.Tensor,
     return keys, values
 
 
+def _check_head_dim(d_model: int, num_heads: int) -> int:
+    """The head dimension ``d_model // num_heads``, which must be a whole even number."""
+    if d_model % num_heads:
+        raise ValueError(f"d_model must be a multiple of num_heads = {num_heads}, got {d_model}")
+    head_dim = d_model // num_heads
+    if head_dim % 2:
+        raise ValueError(
+            f"d_model // num_heads (the head dimension) must be even (RoPE turns pairs), got {head_dim}"
+        )
+    return head_dim
+
+
+def _check_nope_layers(nope_layers, num_layers: int) -> frozenset:
+    if isinstance(nope_layers, (str, bytes)) or not np.iterable(nope_layers):
+        raise TypeError(f"nope_layers must be a sequence of layer indices, got {nope_layers!r}")
+    nope = [check_int("nope_layers[...]", layer) for layer in nope_layers]
+    if any(layer >= num_layers for layer in nope):
+        raise ValueError(f"nope_layers must be layer indices < num_layers = {num_layers}, got {nope}")
+    return frozenset(nope)
+
+
 class TinyDecoder(nn.Module):
     """A randomly initialised Llama-style RoPE decoder with an explicit KV cache.
 
@@ -373,27 +394,11 @@ class TinyDecoder(nn.Module):
         self.num_heads = check_int("num_heads", num_heads, minimum=1)
         self.num_layers = check_int("num_layers", num_layers, minimum=1)
         seed = check_int("seed", seed)
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model must be a multiple of num_heads = {self.num_heads}, got {self.d_model}"
-            )
-        self.head_dim = self.d_model // self.num_heads
-        if self.head_dim % 2:
-            raise ValueError(
-                f"d_model // num_heads (the head dimension) must be even (RoPE turns pairs), "
-                f"got {self.head_dim}"
-            )
+        self.head_dim = _check_head_dim(self.d_model, self.num_heads)
         self.max_seq_length = check_int("max_seq_length", max_seq_length, minimum=1)
         self.base = check_base(base)
         self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
-        if isinstance(nope_layers, (str, bytes)) or not np.iterable(nope_layers):
-            raise TypeError(f"nope_layers must be a sequence of layer indices, got {nope_layers!r}")
-        nope = [check_int("nope_layers[...]", layer) for layer in nope_layers]
-        if any(layer >= self.num_layers for layer in nope):
-            raise ValueError(
-                f"nope_layers must be layer indices < num_layers = {self.num_layers}, got {nope}"
-            )
-        self.nope_layers = frozenset(nope)
+        self.nope_layers = _check_nope_layers(nope_layers, self.num_layers)
         ffn_dim = 4 * self.d_model if ffn_dim is None else check_int("ffn_dim", ffn_dim, minimum=1)
         if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not 0 < eps < 1:
             raise ValueError(f"eps must be a number with 0 < eps < 1, got {eps!r}")
@@ -403,6 +408,12 @@ class TinyDecoder(nn.Module):
             self.vocab_size, self.d_model, self.num_heads, self.num_layers, ffn_dim, float(eps)
         )
         self.lm_head = nn.Linear(self.d_model, self.vocab_size, bias=False)
+        self._initialise(seed)
+        self.to(dtype)
+        self.set_frequencies(frequencies)
+
+    def _initialise(self, seed: int) -> None:
+        """Draw the weights in float64 from one seeded generator (see Notes), in the parameters' order."""
         generator = torch.Generator().manual_seed(seed)
         with torch.no_grad():
             for name, parameter in self.named_parameters():
@@ -410,8 +421,6 @@ class TinyDecoder(nn.Module):
                     continue
                 std = 1.0 if "embed_tokens" in name else parameter.shape[1] ** -0.5
                 parameter.copy_(torch.randn(parameter.shape, generator=generator, dtype=torch.float64) * std)
-        self.to(dtype)
-        self.set_frequencies(frequencies)
 
     def set_frequencies(self, frequencies=None) -> None:
         """Rotate with new frequencies from now on (``None``: ``base``'s), e.g. dynamic NTK's at a new length.
@@ -708,6 +717,23 @@ def greedy_generate(
     tensor([[4, 5],
             [4, 5]])
     """
+    token_ids, steps, mask, cache = _check_generate(
+        model, token_ids, steps, attention_mask, positions, cache, frequencies_for
+    )
+    step = _Step(model, cache, frequencies_for)
+    with torch.no_grad():
+        if cache.reindex:
+            for t in range(token_ids.shape[1]):
+                logits = step(token_ids[:, t : t + 1], None, None)
+        elif positions == "mask":
+            logits = step(token_ids, torch.from_numpy(positions_from_mask(mask.numpy())), mask)
+        else:
+            logits = step(token_ids, None, mask)
+        return _decode(step, logits, steps, mask, positions, cache)
+
+
+def _check_generate(model, token_ids, steps, attention_mask, positions, cache, frequencies_for):
+    """:func:`greedy_generate`'s arguments, checked: the tokens, steps, the mask (long) and the cache."""
     if not isinstance(model, TinyDecoder):
         raise TypeError(f"model must be a posenc.serving.TinyDecoder, got {type(model).__name__}")
     token_ids = model._check_tokens(token_ids)
@@ -724,6 +750,11 @@ def greedy_generate(
             "attention_mask", attention_mask, (batch, seq_len), allow_bool=True
         ).long()
     cache = KVCache(model.num_layers) if cache is None else cache
+    _check_generation_cache(cache, attention_mask)
+    return token_ids, steps, mask, cache
+
+
+def _check_generation_cache(cache, attention_mask) -> None:
     if not isinstance(cache, KVCache):
         raise TypeError(f"cache must be a posenc.serving.KVCache, got {type(cache).__name__}")
     if len(cache) or cache.seen:
@@ -731,42 +762,48 @@ def greedy_generate(
     if cache.reindex and attention_mask is not None:
         raise ValueError("a re-indexing cache does not take padded batches: give no attention_mask")
 
-    largest = [-1]
 
-    def step(tokens, position_ids, step_mask):
-        if frequencies_for is not None:
-            where = position_ids if position_ids is not None else cache.seen + torch.arange(tokens.shape[1])
-            top = len(cache) if cache.reindex else int(where.max())
-            largest[0] = max(largest[0], top)
-            theta = np.asarray(frequencies_for(largest[0] + 1), dtype=np.float64)
-            if not np.array_equal(theta, model.frequencies):
-                model.set_frequencies(theta)
-        return model(tokens, position_ids=position_ids, attention_mask=step_mask, cache=cache)
+class _Step:
+    """One forward pass of :func:`greedy_generate`, with the frequencies ``frequencies_for`` gives first."""
 
-    with torch.no_grad():
+    def __init__(self, model: TinyDecoder, cache: KVCache, frequencies_for: Callable | None) -> None:
+        self.model, self.cache, self.frequencies_for = model, cache, frequencies_for
+        self.largest = -1  # the largest position read so far
+
+    def __call__(self, tokens, position_ids, step_mask) -> torch.Tensor:
+        if self.frequencies_for is not None:
+            self._set_frequencies(tokens, position_ids)
+        return self.model(tokens, position_ids=position_ids, attention_mask=step_mask, cache=self.cache)
+
+    def _set_frequencies(self, tokens, position_ids) -> None:
+        cache = self.cache
+        where = position_ids if position_ids is not None else cache.seen + torch.arange(tokens.shape[1])
+        top = len(cache) if cache.reindex else int(where.max())
+        self.largest = max(self.largest, top)
+        theta = np.asarray(self.frequencies_for(self.largest + 1), dtype=np.float64)
+        if not np.array_equal(theta, self.model.frequencies):
+            self.model.set_frequencies(theta)
+
+
+def _decode(step: _Step, logits, steps: int, mask, positions: str, cache: KVCache) -> Generation:
+    """Append the most likely token ``steps`` times, after the prompt's ``logits``."""
+    batch = mask.shape[0]
+    next_position = mask.sum(dim=1, keepdim=True) if positions == "mask" else None
+    chosen, all_logits, used = [], [], []
+    ones = torch.ones(batch, 1, dtype=torch.long)
+    for _ in range(steps):
+        last = logits[:, -1]
+        token = last.argmax(dim=-1, keepdim=True)
+        chosen.append(token)
+        all_logits.append(last)
         if cache.reindex:
-            for t in range(seq_len):
-                logits = step(token_ids[:, t : t + 1], None, None)
+            used.append(torch.full((batch, 1), len(cache)))
+            logits = step(token, None, None)
         elif positions == "mask":
-            logits = step(token_ids, torch.from_numpy(positions_from_mask(mask.numpy())), mask)
+            used.append(next_position)
+            logits = step(token, next_position, ones)
+            next_position = next_position + 1
         else:
-            logits = step(token_ids, None, mask)
-        next_position = mask.sum(dim=1, keepdim=True) if positions == "mask" else None
-        chosen, all_logits, used = [], [], []
-        ones = torch.ones(batch, 1, dtype=torch.long)
-        for _ in range(steps):
-            last = logits[:, -1]
-            token = last.argmax(dim=-1, keepdim=True)
-            chosen.append(token)
-            all_logits.append(last)
-            if cache.reindex:
-                used.append(torch.full((batch, 1), len(cache)))
-                logits = step(token, None, None)
-            elif positions == "mask":
-                used.append(next_position)
-                logits = step(token, next_position, ones)
-                next_position = next_position + 1
-            else:
-                used.append(torch.full((batch, 1), cache.seen))
-                logits = step(token, None, ones)
+            used.append(torch.full((batch, 1), cache.seen))
+            logits = step(token, None, ones)
     return Generation(torch.cat(chosen, dim=1), torch.stack(all_logits, dim=1), torch.cat(used, dim=1))
