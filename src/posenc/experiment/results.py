@@ -264,11 +264,7 @@ def band(accuracies: Iterable) -> str:
     >>> band([0.93, 0.82, 0.91])
     'mixed'
     """
-    if isinstance(accuracies, (str, bytes)) or not isinstance(accuracies, Iterable):
-        raise TypeError(f"accuracies must be an iterable of numbers (one per seed), got {accuracies!r}")
-    values = list(accuracies)
-    if not values:
-        raise ValueError("accuracies must hold at least one seed's accuracy")
+    values = _accuracy_list(accuracies)
     if all(value is None for value in values):
         return "--"
     checked = [check_real("accuracies", value) for value in values]
@@ -279,6 +275,16 @@ def band(accuracies: Iterable) -> str:
     if max(checked) < FAILED_BELOW:
         return "failed"
     return "mixed"
+
+
+def _accuracy_list(accuracies) -> list:
+    """``band``'s argument as a list, at least one entry long."""
+    if isinstance(accuracies, (str, bytes)) or not isinstance(accuracies, Iterable):
+        raise TypeError(f"accuracies must be an iterable of numbers (one per seed), got {accuracies!r}")
+    values = list(accuracies)
+    if not values:
+        raise ValueError("accuracies must hold at least one seed's accuracy")
+    return values
 
 
 def wilson_interval(right: int, total: int, *, z: float = 1.96) -> tuple[float, float]:
@@ -356,18 +362,9 @@ def compare(expected: Results, actual: Results, *, tolerance: dict | None = None
     >>> compare(load(), load(AVX2_FILE), tolerance=tight)[0]
     "('control', 'relative', 'sinusoidal', '') at 32, label 0: 0.732 -> 0.673"
     """
-    tolerance = dict(TOLERANCE if tolerance is None else tolerance)
-    if set(tolerance) != set(TOLERANCE):
-        raise ValueError(f"tolerance must have the keys {sorted(TOLERANCE)}, got {sorted(tolerance)}")
-    limit = {name: check_real(f"tolerance[{name!r}]", value) for name, value in tolerance.items()}
-    problems = []
-    if expected.meta != actual.meta:
-        problems.append(f"meta differs: {expected.meta} != {actual.meta}")
+    limit = _check_tolerance(tolerance)
+    problems = _record_problems(expected, actual)
     wanted, got = _groups(expected), _groups(actual)
-    old_keys = {record.key for record in expected.records}
-    new_keys = {record.key for record in actual.records}
-    problems += [f"missing record {key}" for key in old_keys - new_keys]
-    problems += [f"unexpected record {key}" for key in new_keys - old_keys]
     for group in wanted.keys() & got.keys():
         old = {record.seed: record for record in wanted[group]}
         new = {record.seed: record for record in got[group]}
@@ -375,6 +372,26 @@ def compare(expected: Results, actual: Results, *, tolerance: dict | None = None
             continue  # reported as missing or unexpected records above
         problems += _compare_group(group, [old[seed] for seed in old], [new[seed] for seed in old], limit)
     return sorted(problems)
+
+
+def _check_tolerance(tolerance: dict | None) -> dict:
+    """``compare``'s ``tolerance``, default :data:`TOLERANCE`, with every bound a real number."""
+    tolerance = dict(TOLERANCE if tolerance is None else tolerance)
+    if set(tolerance) != set(TOLERANCE):
+        raise ValueError(f"tolerance must have the keys {sorted(TOLERANCE)}, got {sorted(tolerance)}")
+    return {name: check_real(f"tolerance[{name!r}]", value) for name, value in tolerance.items()}
+
+
+def _record_problems(expected: Results, actual: Results) -> list[str]:
+    """A different ``meta``, and the records that one of the two has and the other not."""
+    problems = []
+    if expected.meta != actual.meta:
+        problems.append(f"meta differs: {expected.meta} != {actual.meta}")
+    old_keys = {record.key for record in expected.records}
+    new_keys = {record.key for record in actual.records}
+    problems += [f"missing record {key}" for key in old_keys - new_keys]
+    problems += [f"unexpected record {key}" for key in new_keys - old_keys]
+    return problems
 
 
 def _compare_group(group: tuple, old: list[Record], new: list[Record], limit: dict) -> list[str]:
@@ -503,15 +520,20 @@ def largest_moves(expected: Results, actual: Results) -> dict:
                 move = abs(a.accuracy(length) - b.accuracy(length))
                 moves["seed"] = max(moves["seed"], move)
                 unchanged, total = unchanged + (move == 0), total + 1
-            means = [sum(r.accuracy(length) for r in side) / len(side) for side in zip(*pairs, strict=True)]
-            moves["mean"] = max(moves["mean"], abs(means[0] - means[1]))
-            for n in (0, 1):
-                count = sum(a.correct[length][n][1] for a, _ in pairs)
-                if count:
-                    sides = zip(*pairs, strict=True)
-                    shares = [sum(r.correct[length][n][0] for r in side) / count for side in sides]
-                    moves["label"] = max(moves["label"], abs(shares[0] - shares[1]))
+            _pooled_moves(pairs, length, moves)
     return {**moves, "identical": (unchanged, total)}
+
+
+def _pooled_moves(pairs: list, length: int, moves: dict) -> None:
+    """Raise ``moves["mean"]`` and ``moves["label"]`` to the moves of one group's (old, new) ``pairs``."""
+    means = [sum(r.accuracy(length) for r in side) / len(side) for side in zip(*pairs, strict=True)]
+    moves["mean"] = max(moves["mean"], abs(means[0] - means[1]))
+    for n in (0, 1):
+        count = sum(a.correct[length][n][1] for a, _ in pairs)
+        if count:
+            sides = zip(*pairs, strict=True)
+            shares = [sum(r.correct[length][n][0] for r in side) / count for side in sides]
+            moves["label"] = max(moves["label"], abs(shares[0] - shares[1]))
 
 
 def _percent(value: float) -> str:
@@ -561,17 +583,25 @@ def format_summary(results: Results, study: str = "main", *, task=None, recipe=N
             f"{', '.join(str(seed) for seed in dict.fromkeys(r.seed for r in records))})"
         )
         lines.append(f"  {rows:11s}" + "".join(f"{length:>26d}" for length in lengths))
-        for row in dict.fromkeys(getattr(record, rows) for record in records if record.task == name):
-            group = [record for record in records if record.task == name and getattr(record, rows) == row]
-            cells = []
-            for length in lengths:
-                values = [record.accuracy(length) for record in group]
-                if any(value is None for value in values):
-                    cells.append(f"{band(values):>26s}")
-                    continue
-                mean = sum(values) / len(values)
-                # The range to a tenth of a point, so that a seed at 89.8 % does not read as 90.
-                text = f"{_percent(mean)} [{100 * min(values):.1f}-{100 * max(values):.1f}] {band(values)}"
-                cells.append(f"{text:>26s}")
-            lines.append(f"  {row:11s}" + "".join(cells))
+        lines += _summary_rows([record for record in records if record.task == name], rows, lengths)
     return "\n".join(lines)
+
+
+def _summary_rows(records: list[Record], rows: str, lengths: list[int]) -> list[str]:
+    """:func:`format_summary`'s rows of one task: one per variant (or recipe) of ``records``."""
+    lines = []
+    for row in dict.fromkeys(getattr(record, rows) for record in records):
+        group = [record for record in records if getattr(record, rows) == row]
+        cells = [_summary_cell([record.accuracy(length) for record in group]) for length in lengths]
+        lines.append(f"  {row:11s}" + "".join(cells))
+    return lines
+
+
+def _summary_cell(values: list) -> str:
+    """One cell of :func:`format_summary`: ``mean [min-max] band``, or the band alone where it cannot run."""
+    if any(value is None for value in values):
+        return f"{band(values):>26s}"
+    mean = sum(values) / len(values)
+    # The range to a tenth of a point, so that a seed at 89.8 % does not read as 90.
+    text = f"{_percent(mean)} [{100 * min(values):.1f}-{100 * max(values):.1f}] {band(values)}"
+    return f"{text:>26s}"

@@ -109,6 +109,27 @@ def _extend(cache: KVCache | None, index: int, k: torch.Tensor, v: torch.Tensor,
     return keys, values
 
 
+def _check_head_dim(d_model: int, num_heads: int) -> int:
+    """The head dimension ``d_model // num_heads``, which must be a whole even number."""
+    if d_model % num_heads:
+        raise ValueError(f"d_model must be a multiple of num_heads = {num_heads}, got {d_model}")
+    head_dim = d_model // num_heads
+    if head_dim % 2:
+        raise ValueError(
+            f"d_model // num_heads (the head dimension) must be even (RoPE turns pairs), got {head_dim}"
+        )
+    return head_dim
+
+
+def _check_nope_layers(nope_layers, num_layers: int) -> frozenset:
+    if isinstance(nope_layers, (str, bytes)) or not np.iterable(nope_layers):
+        raise TypeError(f"nope_layers must be a sequence of layer indices, got {nope_layers!r}")
+    nope = [check_int("nope_layers[...]", layer) for layer in nope_layers]
+    if any(layer >= num_layers for layer in nope):
+        raise ValueError(f"nope_layers must be layer indices < num_layers = {num_layers}, got {nope}")
+    return frozenset(nope)
+
+
 class TinyDecoder(nn.Module):
     """A randomly initialised Llama-style RoPE decoder with an explicit KV cache.
 
@@ -193,27 +214,11 @@ class TinyDecoder(nn.Module):
         self.num_heads = check_int("num_heads", num_heads, minimum=1)
         self.num_layers = check_int("num_layers", num_layers, minimum=1)
         seed = check_int("seed", seed)
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model must be a multiple of num_heads = {self.num_heads}, got {self.d_model}"
-            )
-        self.head_dim = self.d_model // self.num_heads
-        if self.head_dim % 2:
-            raise ValueError(
-                f"d_model // num_heads (the head dimension) must be even (RoPE turns pairs), "
-                f"got {self.head_dim}"
-            )
+        self.head_dim = _check_head_dim(self.d_model, self.num_heads)
         self.max_seq_length = check_int("max_seq_length", max_seq_length, minimum=1)
         self.base = check_base(base)
         self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
-        if isinstance(nope_layers, (str, bytes)) or not np.iterable(nope_layers):
-            raise TypeError(f"nope_layers must be a sequence of layer indices, got {nope_layers!r}")
-        nope = [check_int("nope_layers[...]", layer) for layer in nope_layers]
-        if any(layer >= self.num_layers for layer in nope):
-            raise ValueError(
-                f"nope_layers must be layer indices < num_layers = {self.num_layers}, got {nope}"
-            )
-        self.nope_layers = frozenset(nope)
+        self.nope_layers = _check_nope_layers(nope_layers, self.num_layers)
         ffn_dim = 4 * self.d_model if ffn_dim is None else check_int("ffn_dim", ffn_dim, minimum=1)
         if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not 0 < eps < 1:
             raise ValueError(f"eps must be a number with 0 < eps < 1, got {eps!r}")
@@ -223,6 +228,12 @@ class TinyDecoder(nn.Module):
             self.vocab_size, self.d_model, self.num_heads, self.num_layers, ffn_dim, float(eps)
         )
         self.lm_head = nn.Linear(self.d_model, self.vocab_size, bias=False)
+        self._initialise(seed)
+        self.to(dtype)
+        self.set_frequencies(frequencies)
+
+    def _initialise(self, seed: int) -> None:
+        """Draw the weights in float64 from one seeded generator (see Notes), in the parameters' order."""
         generator = torch.Generator().manual_seed(seed)
         with torch.no_grad():
             for name, parameter in self.named_parameters():
@@ -230,8 +241,6 @@ class TinyDecoder(nn.Module):
                     continue
                 std = 1.0 if "embed_tokens" in name else parameter.shape[1] ** -0.5
                 parameter.copy_(torch.randn(parameter.shape, generator=generator, dtype=torch.float64) * std)
-        self.to(dtype)
-        self.set_frequencies(frequencies)
 
     def set_frequencies(self, frequencies=None) -> None:
         """Rotate with new frequencies from now on (``None``: ``base``'s), e.g. dynamic NTK's at a new length.

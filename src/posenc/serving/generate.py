@@ -105,6 +105,24 @@ def greedy_generate(
     tensor([[4, 5],
             [4, 5]])
     """
+    token_ids, steps, mask, cache = _check_generate(
+        model, token_ids, steps, attention_mask, positions, cache, frequencies_for
+    )
+    step = _Step(model, cache, frequencies_for)
+    with torch.no_grad():
+        if cache.reindex:
+            for t in range(token_ids.shape[1]):
+                logits = step(token_ids[:, t : t + 1], None, None)
+        elif positions == "mask":
+            logits = step(token_ids, torch.from_numpy(positions_from_mask(mask.numpy())), mask)
+        else:
+            logits = step(token_ids, None, mask)
+        return _decode(step, logits, steps, mask, positions, cache)
+
+
+def _check_generate(model, token_ids, steps, attention_mask, positions, cache, frequencies_for):
+    """:func:`~posenc.serving.greedy_generate`'s arguments, checked: the tokens, steps, the mask (long)
+    and the cache."""
     if not isinstance(model, TinyDecoder):
         raise TypeError(f"model must be a posenc.serving.TinyDecoder, got {type(model).__name__}")
     token_ids = model._check_tokens(token_ids)
@@ -121,6 +139,11 @@ def greedy_generate(
             "attention_mask", attention_mask, (batch, seq_len), allow_bool=True
         ).long()
     cache = KVCache(model.num_layers) if cache is None else cache
+    _check_generation_cache(cache, attention_mask)
+    return token_ids, steps, mask, cache
+
+
+def _check_generation_cache(cache, attention_mask) -> None:
     if not isinstance(cache, KVCache):
         raise TypeError(f"cache must be a posenc.serving.KVCache, got {type(cache).__name__}")
     if len(cache) or cache.seen:
@@ -128,42 +151,49 @@ def greedy_generate(
     if cache.reindex and attention_mask is not None:
         raise ValueError("a re-indexing cache does not take padded batches: give no attention_mask")
 
-    largest = [-1]
 
-    def step(tokens, position_ids, step_mask):
-        if frequencies_for is not None:
-            where = position_ids if position_ids is not None else cache.seen + torch.arange(tokens.shape[1])
-            top = len(cache) if cache.reindex else int(where.max())
-            largest[0] = max(largest[0], top)
-            theta = np.asarray(frequencies_for(largest[0] + 1), dtype=np.float64)
-            if not np.array_equal(theta, model.frequencies):
-                model.set_frequencies(theta)
-        return model(tokens, position_ids=position_ids, attention_mask=step_mask, cache=cache)
+class _Step:
+    """One forward pass of :func:`~posenc.serving.greedy_generate`, with the frequencies ``frequencies_for``
+    gives first."""
 
-    with torch.no_grad():
+    def __init__(self, model: TinyDecoder, cache: KVCache, frequencies_for: Callable | None) -> None:
+        self.model, self.cache, self.frequencies_for = model, cache, frequencies_for
+        self.largest = -1  # the largest position read so far
+
+    def __call__(self, tokens, position_ids, step_mask) -> torch.Tensor:
+        if self.frequencies_for is not None:
+            self._set_frequencies(tokens, position_ids)
+        return self.model(tokens, position_ids=position_ids, attention_mask=step_mask, cache=self.cache)
+
+    def _set_frequencies(self, tokens, position_ids) -> None:
+        cache = self.cache
+        where = position_ids if position_ids is not None else cache.seen + torch.arange(tokens.shape[1])
+        top = len(cache) if cache.reindex else int(where.max())
+        self.largest = max(self.largest, top)
+        theta = np.asarray(self.frequencies_for(self.largest + 1), dtype=np.float64)
+        if not np.array_equal(theta, self.model.frequencies):
+            self.model.set_frequencies(theta)
+
+
+def _decode(step: _Step, logits, steps: int, mask, positions: str, cache: KVCache) -> Generation:
+    """Append the most likely token ``steps`` times, after the prompt's ``logits``."""
+    batch = mask.shape[0]
+    next_position = mask.sum(dim=1, keepdim=True) if positions == "mask" else None
+    chosen, all_logits, used = [], [], []
+    ones = torch.ones(batch, 1, dtype=torch.long)
+    for _ in range(steps):
+        last = logits[:, -1]
+        token = last.argmax(dim=-1, keepdim=True)
+        chosen.append(token)
+        all_logits.append(last)
         if cache.reindex:
-            for t in range(seq_len):
-                logits = step(token_ids[:, t : t + 1], None, None)
+            used.append(torch.full((batch, 1), len(cache)))
+            logits = step(token, None, None)
         elif positions == "mask":
-            logits = step(token_ids, torch.from_numpy(positions_from_mask(mask.numpy())), mask)
+            used.append(next_position)
+            logits = step(token, next_position, ones)
+            next_position = next_position + 1
         else:
-            logits = step(token_ids, None, mask)
-        next_position = mask.sum(dim=1, keepdim=True) if positions == "mask" else None
-        chosen, all_logits, used = [], [], []
-        ones = torch.ones(batch, 1, dtype=torch.long)
-        for _ in range(steps):
-            last = logits[:, -1]
-            token = last.argmax(dim=-1, keepdim=True)
-            chosen.append(token)
-            all_logits.append(last)
-            if cache.reindex:
-                used.append(torch.full((batch, 1), len(cache)))
-                logits = step(token, None, None)
-            elif positions == "mask":
-                used.append(next_position)
-                logits = step(token, next_position, ones)
-                next_position = next_position + 1
-            else:
-                used.append(torch.full((batch, 1), cache.seen))
-                logits = step(token, None, ones)
+            used.append(torch.full((batch, 1), cache.seen))
+            logits = step(token, None, ones)
     return Generation(torch.cat(chosen, dim=1), torch.stack(all_logits, dim=1), torch.cat(used, dim=1))
