@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
-.PHONY: book test lint format execute serve clean edition handouts pdf epub dist
+.PHONY: book test check lint format execute serve clean edition handouts pdf epub dist
 
 $(BIN)/.installed: requirements.txt pyproject.toml tools/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +35,7 @@ handouts: $(BIN)/.installed
 	$(BIN)/python -m posenc_book handouts --handouts
 
 # posenc as a package: its wheel and sdist in _build/dist, both through `twine check --strict`
-# (tests/test_package.py also installs the wheel in a fresh venv). --no-isolation builds with the pinned
+# (tests/posenc/test_package.py also installs the wheel in a fresh venv). --no-isolation builds with the pinned
 # setuptools of .venv, without network. setuptools' build/ and src/posenc.egg-info go before and after:
 # a stale build/lib or SOURCES.txt would put files deleted since into the wheel or the sdist.
 dist: $(BIN)/.installed
@@ -44,17 +44,28 @@ dist: $(BIN)/.installed
 	rm -rf build src/posenc.egg-info
 	$(BIN)/python -m twine check --strict _build/dist/*
 
+# ruff's rules and format, and posenc's layers (.importlinter).
 lint: $(BIN)/.installed
 	$(BIN)/ruff check src tests tools
 	$(BIN)/ruff format --check src tests tools
+	$(BIN)/lint-imports
 
 # What `lint` checks, fixed where ruff can: the format, then the fixable findings.
 format: $(BIN)/.installed
 	$(BIN)/ruff format src tests tools
 	$(BIN)/ruff check --fix src tests tools
 
+# The fast loop while you work (about 3 minutes on two cores): lint, then every test that needs no built
+# site and is not slow. No notebook is re-run.
+check: lint
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not slow and not needs_build and not browser" tests
+
+# The whole guarantee: the build with warnings as errors, every test, nbval on every notebook. The tests
+# that keep both cores busy themselves (marker solo: chapter 8's sweep) run alone, after the pool.
 test: lint book
-	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env --durations=15 tests book
+	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env --durations=15 -m "not solo" \
+	  tests book
+	$(BIN)/python -m pytest -p no:xdist -m solo tests
 
 execute: $(BIN)/.installed
 	$(BIN)/python -m posenc_book execute book

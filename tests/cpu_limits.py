@@ -2,7 +2,7 @@
 
 NumPy dispatches by CPU feature group (``X86_V4``, ``AVX512_ICL``, ``AVX512_SPR``), PyTorch's own
 kernels by ``ATEN_CPU_CAPABILITY``, and its matrix products go to MKL and oneDNN, which read their
-own variables. Shared by tests/test_cpu_features.py and tests/book/test_avx2_nbval.py.
+own variables. Shared by tests/posenc/test_cpu_features.py and tests/book/test_avx2_nbval.py.
 """
 
 AVX2_ONLY = {

@@ -156,7 +156,7 @@ class RotaryEmbedding(nn.Module):
     rotated in float64. For bfloat16 input at 8,192 positions (dim 128) the
     largest error against a float64 rotation of the same input is about
     1.5e-2, half a bfloat16 step of the largest entries, against 2.6e-2 when
-    the tables themselves are bfloat16 (``tests/test_nn.py`` measures it).
+    the tables themselves are bfloat16 (``tests/posenc/test_nn.py`` measures it).
 
     Examples
     --------

@@ -9,7 +9,7 @@ as ``frequencies``.
 The methods are the ``rope_type`` values of real ``config.json`` files, and
 each one equals the corresponding ``_compute_*_parameters`` function of
 Hugging Face transformers (``transformers.modeling_rope_utils``), which
-``tests/test_scaling.py`` runs; posenc computes in float64, transformers in
+``tests/posenc/test_scaling.py`` runs; posenc computes in float64, transformers in
 float32.
 """
 

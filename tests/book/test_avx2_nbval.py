@@ -3,7 +3,7 @@
 A trained model's accuracy depends on the rounding of every sum in training, and
 the rounding depends on the CPU's vector kernels. Chapter 8 therefore shows the
 stored results of its whole experiment (``posenc.experiment.results``; a re-run of the
-experiment is checked against them in tests/test_experiment_sweep.py), and the
+experiment is checked against them in tests/posenc/experiment/test_chapter_sweep.py), and the
 runs it makes itself print only what holds on any CPU: exact agreement between
 two runs in the same process, or agreement with the stored results within the
 stated tolerance. This test runs nbval over the English edition with NumPy's

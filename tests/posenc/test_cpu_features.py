@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 from cpu_limits import AVX2_ONLY
 
+pytestmark = pytest.mark.slow  # the unit tests again, in a subprocess
+
 ROOT = Path(__file__).resolve().parents[2]
-# The same limits as tests/test_avx2_nbval.py, which re-runs notebooks the same way.
+# The same limits as tests/book/test_avx2_nbval.py, which re-runs notebooks the same way.
 LIMITED = AVX2_ONLY
 MODULES = ["test_encoding", "test_rope", "test_scaling", "test_relative", "test_rotation", "test_nn"]
 # Set in the subprocess; a run that has it never starts another one.

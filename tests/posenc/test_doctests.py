@@ -37,6 +37,11 @@ def public_modules() -> list[str]:
 
 
 MODULES = public_modules()
+# posenc.experiment.sweeps' examples train every model of chapter 8 for one step (about 25 s).
+SLOW_EXAMPLES = {"posenc.experiment.sweeps"}
+EXAMPLE_MODULES = [
+    pytest.param(name, marks=pytest.mark.slow) if name in SLOW_EXAMPLES else name for name in MODULES
+]
 
 
 def public_objects(module: ModuleType) -> dict[str, object]:
@@ -82,7 +87,7 @@ def missing_examples(module: ModuleType) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("name", MODULES)
+@pytest.mark.parametrize("name", EXAMPLE_MODULES)
 def test_examples_run(name):
     module = importlib.import_module(name)
     failed, attempted, report = run_doctests(module)

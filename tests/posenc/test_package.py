@@ -27,10 +27,12 @@ from pathlib import Path
 import pytest
 from book_files import ROOT
 
+pytestmark = pytest.mark.slow  # builds the wheel and the sdist, installs the wheel in a fresh venv
+
 ON_CI = os.environ.get("CI") == "true"
 # The font the Korean figures need; the package must ship it whatever else changes under src/posenc.
-FONT = "fonts/NanumGothic.ttf"
-FONT_LICENCE = "fonts/OFL.txt"
+FONT = "plot/fonts/NanumGothic.ttf"
+FONT_LICENCE = "plot/fonts/OFL.txt"
 # Run inside the fresh environment (python -I: no PYTHONPATH, no user site, not the script's folder).
 # Prints posenc's file, then the PNG's size.
 SCRIPT = """\

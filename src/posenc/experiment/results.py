@@ -63,7 +63,7 @@ Training is chaotic: a last-bit difference in one kernel (another CPU's vector
 unit, another build of PyTorch) moves a trained model's accuracy wherever it is
 not 50 % or 100 %. The file was re-made once with NumPy, PyTorch, MKL and
 oneDNN limited to AVX2 on an AVX-512 machine (:data:`AVX2_FILE`); the largest
-moves it showed were about half of these figures (tests/test_results.py reads
+moves it showed were about half of these figures (tests/posenc/experiment/test_results.py reads
 both files and checks it). On the machine that made the file a re-run gives
 the same numbers exactly.
 """

@@ -371,7 +371,7 @@ def chapter_sweep(
 
     Examples
     --------
-    The chapter's sweep takes about an hour on two cores; one step per model shows what it returns.
+    The chapter's sweep takes minutes (README gives the figure); one step per model shows what it returns.
 
     >>> from posenc.experiment.sweeps import chapter_sweep
     >>> results = chapter_sweep(workers=1, seeds=(0,), steps=1, control_steps=1, fine_tune_steps=1)

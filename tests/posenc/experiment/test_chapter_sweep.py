@@ -1,17 +1,21 @@
 """Chapter 8's committed results are current: the whole sweep is re-run and must match the file.
 
-The three editions of chapter 8 show ``src/posenc/data/experiment_results.json``
-instead of training their models three times, so this is where every number of
-the chapter is recomputed. It trains every model of the chapter (about 700 s of
-CPU on two processes, the largest test of ``make test``). The match holds within
-``posenc.experiment.results.TOLERANCE`` per seed, the figure the chapter states, because a
-trained model's accuracy moves by a few points with the rounding of another CPU.
+The three editions of chapter 8 show ``src/posenc/experiment/data/experiment_results.json`` instead of
+training their models three times, so this is where every number of the chapter is recomputed. It trains
+every model of the chapter on two processes, the largest test of ``make test`` (marked ``solo``: it runs
+alone, after the pool of test workers). The match holds within ``posenc.experiment.results.TOLERANCE``
+per seed, the figure the chapter states, because a trained model's accuracy moves by a few points with
+the rounding of another CPU.
 """
 
 from __future__ import annotations
 
+import pytest
+
 from posenc import experiment as ex
 from posenc.experiment import results as R
+
+pytestmark = [pytest.mark.slow, pytest.mark.solo]  # about 6 min on both cores
 
 
 def test_the_committed_results_are_what_the_sweep_computes_now(capsys):

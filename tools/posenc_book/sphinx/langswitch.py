@@ -106,7 +106,7 @@ class ProofInTheEditionLanguage(SphinxPostTransform):
 
 
 def twin_pages(app, pagename: str) -> list[dict]:
-    """This page in the other editions: every edition has the same files (tests/test_parity.py)."""
+    """This page in the other editions: every edition has the same files (tests/book/test_parity.py)."""
     lang = app.config.language
     source_root = Path(app.srcdir).parent
     pathto = f"{'../' * pagename.count('/')}../"

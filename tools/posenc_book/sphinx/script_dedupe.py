@@ -5,7 +5,7 @@ twice: once as ``_JavaScript(None, ...)`` when it is added, and again as
 ``_JavaScript('', ...)`` when the HTML builder re-adds the registry's scripts, and the
 two do not compare equal. sphinx-thebe adds ``const THEBE_JS_URL = ...`` this way, so
 every page declared that constant twice and the browser logged "SyntaxError: Identifier
-'THEBE_JS_URL' has already been declared" (tests/test_site.py checks for console errors).
+'THEBE_JS_URL' has already been declared" (tests/site/test_site.py checks for console errors).
 """
 
 from __future__ import annotations
