@@ -1,6 +1,6 @@
 """Checks of a package's gettext catalogs (``<package>/locale/<lang>.po``, read by posenc.words.Catalog),
-shared by tests/posenc/test_words.py (posenc's ``plot.*``) and tests/posenc_book/test_words.py (the book's build:
-``site.*``, ``handout.*``, ``pdf.*``): the same keys, placeholders and translator comments in every
+shared by tests/posenc/test_words.py (posenc's ``plot.*``) and tests/posenc_book/test_words.py (the book's
+build: ``site.*``, ``handout.*``, ``pdf.*``): the same keys, placeholders and translator comments in every
 language, and the string literals of the code that use the keys."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """PyTorch modules: token embeddings, the sinusoidal positional encoding and RoPE.
 
-This is the only module of :mod:`posenc` that imports torch.
+With :mod:`posenc.serving`, the torch layer of posenc: ``import posenc`` does not import it, and the
+NumPy core below it never imports torch (``.importlinter``).
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ setting (in a fork, say), or to add the cell to a new chapter:
     python -m posenc_book colab book/ko         # some folders or notebooks
     python -m posenc_book colab --check         # change nothing; exit 1 if a notebook is not up to date
 
-A new cell is inserted before the first code cell and the execution counts after it are shifted by one, as
-a clean run would number them (the cell prints nothing outside Colab), so `make execute` is not needed for
-it. An existing cell tagged ``colab`` is rewritten in place. tests/posenc_book/test_colab.py checks the result.
+A new cell is inserted before the first code cell and the execution counts after it are shifted by one, as a
+clean run would number them (the cell prints nothing outside Colab), so `make execute` is not needed for it.
+An existing cell tagged ``colab`` is rewritten in place. tests/posenc_book/test_colab.py checks the result.
 """
 
 from __future__ import annotations
