@@ -133,6 +133,19 @@ def test_the_wheel_holds_every_tracked_file_of_the_package_and_the_licences(dist
     assert {"LICENSE", "OFL.txt"} <= licences, sorted(licences)
 
 
+def test_the_wheel_holds_the_library_alone(dists):
+    # posenc is the readers' library: the book's build (posenc_book, tools/) and its words stay out.
+    with zipfile.ZipFile(dists["wheel"]) as wheel:
+        names = wheel.namelist()
+        catalogs = {name: wheel.read(name).decode("utf-8") for name in names if name.endswith(".po")}
+    tops = {name.split("/")[0] for name in names}
+    assert {top for top in tops if not top.endswith(".dist-info")} == {"posenc"}, sorted(tops)
+    assert sorted(catalogs) == [f"posenc/locale/{lang}.po" for lang in ("en", "id", "ko")]
+    msgids = [line for text in catalogs.values() for line in text.splitlines() if line.startswith("msgid ")]
+    keys = {line.split('"')[1] for line in msgids} - {""}
+    assert {key.split(".")[0] for key in keys} == {"plot"}, sorted(keys)[:10]
+
+
 def test_the_sdist_holds_every_tracked_file_of_the_package_and_the_licences(dists):
     with tarfile.open(dists["sdist"]) as sdist:
         names = set(sdist.getnames())
