@@ -234,8 +234,8 @@ def test_build_handouts_writes_notebooks_and_a_reproducible_zip(tmp_path, capsys
 
 
 def test_command_line_writes_one_handout(tmp_path):
-    assert strip.main([str(BOOK / "id" / "03_numpy.ipynb"), "--output", str(tmp_path), "--handout"]) == 0
+    assert strip.main([str(BOOK / "id" / "03_numpy.ipynb"), "--output", str(tmp_path), "--answer-cells"]) == 0
     handout = nbformat.read(tmp_path / "03_numpy.ipynb", as_version=4)
     assert any(cell.source.startswith("**Jawaban Anda:**") for cell in handout.cells)
     with pytest.raises(SystemExit):
-        strip.main([str(BOOK / "id"), "--output", str(tmp_path), "--handout", "--keep-outputs"])
+        strip.main([str(BOOK / "id"), "--output", str(tmp_path), "--answer-cells", "--keep-outputs"])
