@@ -167,6 +167,12 @@ def run(client, notebook, source_code: str):
     return cell
 
 
+def answer(function) -> str:
+    """A cell that gives an answer of the table (a check's wrong or right one) as a student would: the
+    function's source, then the names it returns, defined from the kernel's names of its parameters."""
+    return f"{table.function_source(function)}\n\n\nglobals().update({table.call(function)})"
+
+
 # Chapter 8's handout trains its models (about 40 s on two cores); the others take seconds.
 @pytest.mark.parametrize(
     "name", [pytest.param(name, marks=pytest.mark.slow) if "08_" in name else name for name in CHAPTERS]
@@ -194,13 +200,15 @@ def test_english_handout_runs_and_its_checks_tell_right_from_wrong(name):
         for key, cell in checks.items():
             check = table.CHECKS[key]
             if check.right:
-                run(client, handout, check.right)
+                defined = run(client, handout, answer(check.right))
+                assert not any(output.output_type == "error" for output in defined.outputs), text(defined)
             printed = text(run(client, handout, cell.source))
             assert printed.count("✓") == len(check.claims["en"]) and "✗" not in printed, printed
             assert printed.rstrip().endswith(table.WORDS["en"]["passed"]), printed
         # ... and a plausible wrong answer fails at least one.
         for key, cell in checks.items():
-            run(client, handout, table.CHECKS[key].wrong)
+            defined = run(client, handout, answer(table.CHECKS[key].wrong))
+            assert not any(output.output_type == "error" for output in defined.outputs), text(defined)
             printed = text(run(client, handout, cell.source))
             assert "✗" in printed and printed.rstrip().endswith(table.WORDS["en"]["failed"]), printed
 
@@ -226,8 +234,8 @@ def test_build_handouts_writes_notebooks_and_a_reproducible_zip(tmp_path, capsys
 
 
 def test_command_line_writes_one_handout(tmp_path):
-    assert strip.main([str(BOOK / "id" / "03_numpy.ipynb"), "--output", str(tmp_path), "--handout"]) == 0
+    assert strip.main([str(BOOK / "id" / "03_numpy.ipynb"), "--output", str(tmp_path), "--answer-cells"]) == 0
     handout = nbformat.read(tmp_path / "03_numpy.ipynb", as_version=4)
     assert any(cell.source.startswith("**Jawaban Anda:**") for cell in handout.cells)
     with pytest.raises(SystemExit):
-        strip.main([str(BOOK / "id"), "--output", str(tmp_path), "--handout", "--keep-outputs"])
+        strip.main([str(BOOK / "id"), "--output", str(tmp_path), "--answer-cells", "--keep-outputs"])

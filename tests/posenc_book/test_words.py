@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 import gettext
+import inspect
 import re
 import subprocess
 import sys
-import textwrap
 from functools import cache
 from pathlib import Path
 
@@ -73,9 +73,9 @@ def test_translator_comments_show_the_current_english(lang):
 # --- Every message is used ----------------------------------------------------------------------------
 
 
-def returned_pairs(code: str) -> int:
-    """How many (holds, detail) pairs a check's code returns: the items of its last ``return [...]``."""
-    body = ast.parse("def _check():\n" + textwrap.indent(code, "    ")).body[0].body
+def returned_pairs(check) -> int:
+    """How many (holds, detail) pairs a check function returns: the items of its last ``return [...]``."""
+    body = ast.parse(inspect.getsource(check)).body[0].body
     returned = [node for node in body if isinstance(node, ast.Return)][-1].value
     assert isinstance(returned, ast.List), "a check returns a list literal of pairs"
     return len(returned.elts)
@@ -112,7 +112,7 @@ def unused(keys, english: dict[str, str]) -> list[str]:
     A key is used when it is a string literal of the code; or when it is ``<group>.<name>`` for a group
     that the code passes to ``messages`` and a name that is a string literal of the code (``text["dim"]``);
     or, for ``handout.<label>.define`` and ``handout.<label>.claim.<n>``, when ``label`` has a check in
-    posenc_book.handouts.checks whose code returns at least ``n`` pairs; or, for the words ``site.<name>``
+    posenc_book.handouts.checks whose function returns at least ``n`` pairs; or, for the words ``site.<name>``
     that posenc_book.sphinx.langswitch puts in front of the installed catalogs, when the build asks for
     their English text (a template, an installed package or its catalog).
     """
@@ -130,7 +130,7 @@ def unused(keys, english: dict[str, str]) -> list[str]:
         elif group in groups and name in literals:
             continue
         elif handout and handout["label"] in checks:
-            if not handout["n"] or int(handout["n"]) <= returned_pairs(checks[handout["label"]].code):
+            if not handout["n"] or int(handout["n"]) <= returned_pairs(checks[handout["label"]].check):
                 continue
         found.append(key)
     return found

@@ -4,6 +4,7 @@
                                                  # make book, make pdf, make epub, make edition
     python -m posenc_book execute [NOTEBOOK_OR_FOLDER ...]              # make execute
     python -m posenc_book handouts --handouts                           # make handouts
+    python -m posenc_book handouts NOTEBOOK_OR_FOLDER --output DIR [--answer-cells]
     python -m posenc_book colab [--check] [NOTEBOOK_OR_FOLDER ...]
     python -m posenc_book toc LANG
 

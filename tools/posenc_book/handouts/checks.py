@@ -1,22 +1,33 @@
 """What a student handout adds after each exercise: an answer prompt and, for some exercises, a check.
 
-``posenc_book.handouts.strip`` (``python -m posenc_book handouts``) reads this table. ``WORDS`` holds
+``posenc_book.handouts.strip`` (``python -m posenc_book handouts``) reads this module. ``WORDS`` holds
 each edition's prompts and verdicts; ``CHECKS`` holds, by exercise label without its language suffix, a
-check cell's code (the same in every edition) and its sentences in each language. The words and sentences
+check function (the same in every edition) and its sentences in each language. The words and sentences
 are messages of posenc_book/locale/<lang>.po (read with :mod:`posenc_book.words`): ``handout.passed``,
 ``handout.<label>.define``, ``handout.<label>.claim.1`` and so on.
 
 A check tests properties of the student's answer that a right answer must have (a shape, an invariance,
-an identity with a chapter's function) and that do not give the answer away. Its ``code`` is the body of
-a function that returns one ``(holds, detail)`` pair per sentence of ``claims``: ``detail`` is a measured
-value, printed next to its threshold, or "". ``wrong`` is a plausible mistake that the check must reject,
-and ``right`` a right answer for a check whose names the chapter's own solution code does not define;
-tests/test_handouts.py runs both.
+an identity with a chapter's function) and that do not give the answer away. It is a function of this
+module, linted like any code, whose source ``strip`` copies into the handout's check cell with
+:func:`inspect.getsource`. So that the cell runs where only ``posenc`` is installed (Colab, Binder), a
+check uses nothing but its arguments, the builtins and what it imports itself:
+
+- its positional parameters are the names the student defines (``Check.names``);
+- its keyword-only parameters are the chapter's names it needs (``w_query``, ``PositionalEncoding``);
+- it returns one ``(holds, detail)`` pair per sentence of ``claims``, in a list literal: ``detail`` is a
+  measured value, printed next to its threshold, or "".
+
+Each check comes with a plausible wrong answer that it must reject and, when the chapter's solution code
+does not define the student's names, a right answer; tests/book/test_handouts.py runs both in the
+handout's kernel. An answer is a function of the chapter's names (its parameters, like a check's) that
+returns the student's definitions by name, so that it too is linted here and runs in the kernel.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from posenc.words import LANGUAGES
 from posenc_book.words import message, messages
@@ -28,18 +39,26 @@ WORDS = {lang: messages("handout", lang) for lang in LANGUAGES}
 
 @dataclass(frozen=True)
 class Check:
-    """One exercise's check cell: code shared by the editions, sentences in each language.
+    """One exercise's check: a function shared by the editions, sentences in each language.
 
     The sentences are messages of posenc/locale/<lang>.po: ``handout.<label>.define``, what to define,
     shown in the answer prompt, and ``handout.<label>.claim.1``, ``.claim.2``, ..., one per pair that
-    ``code`` returns.
+    ``check`` returns.
     """
 
     label: str  # the exercise's label without its language suffix
-    names: tuple[str, ...]  # what the student defines, named in `define` and used by `code`
-    code: str  # the body of _check(): returns one (holds, detail) pair per claim
-    wrong: str  # a plausible wrong answer that the check must reject
-    right: str | None = field(default=None)  # a right answer, if the chapter's solution defines other names
+    check: Callable[..., list[tuple[bool, str]]]  # the student's names, then the chapter's -> the pairs
+    wrong: Callable[..., dict[str, object]]  # a plausible wrong answer that the check must reject
+    right: Callable[..., dict[str, object]] | None = None  # a right answer, if the solution has none
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """What the student defines: the check's positional parameters."""
+        return tuple(
+            name
+            for name, parameter in inspect.signature(self.check).parameters.items()
+            if parameter.kind is parameter.POSITIONAL_OR_KEYWORD
+        )
 
     @property
     def define(self) -> dict[str, str]:
@@ -48,7 +67,7 @@ class Check:
 
     @property
     def claims(self) -> dict[str, tuple[str, ...]]:
-        """Per language: the sentences, in the order of the pairs that ``code`` returns."""
+        """Per language: the sentences, in the order of the pairs that ``check`` returns."""
         return {lang: numbered(messages(f"handout.{self.label}.claim", lang)) for lang in LANGUAGES}
 
 
@@ -59,202 +78,305 @@ def numbered(texts: dict[str, str]) -> tuple[str, ...]:
     return tuple(texts[str(number)] for number in range(1, len(texts) + 1))
 
 
+def call(function: Callable) -> str:
+    """The code that calls ``function`` with the notebook's names of its parameters.
+
+    ``check_motivation(causal_self_attention, *, self_attention, w_query)`` ->
+    ``check_motivation(causal_self_attention, self_attention=self_attention, w_query=w_query)``.
+    """
+    arguments = [
+        name if parameter.kind is parameter.POSITIONAL_OR_KEYWORD else f"{name}={name}"
+        for name, parameter in inspect.signature(function).parameters.items()
+    ]
+    return f"{function.__name__}({', '.join(arguments)})"
+
+
+def function_source(function: Callable) -> str:
+    """The source of a function of this module, as a cell runs it: unindented, without a trailing newline."""
+    return inspect.getsource(function).rstrip()
+
+
+# --- The checks, with their wrong and right answers, chapter by chapter --------------------------------
+
+
+# 01 Motivation: a causal mask keeps each position from seeing the ones after it.
+def check_causal_self_attention(causal_self_attention, *, self_attention, w_query):
+    import numpy as np
+
+    x = np.random.default_rng(seed=1).normal(size=(5, w_query.shape[0]))
+    out = causal_self_attention(x)
+    changed = x.copy()
+    changed[-1] += 1.0
+    earlier = float(np.abs(causal_self_attention(changed)[:-1] - out[:-1]).max())
+    last = float(np.abs(out[-1] - self_attention(x)[-1]).max())
+    return [
+        (out.shape == x.shape, f"{out.shape}"),
+        (earlier < 1e-10, f"max |difference| = {earlier:.1e} (< 1e-10)"),
+        (last < 1e-10, f"max |difference| = {last:.1e} (< 1e-10)"),
+    ]
+
+
+def wrong_causal_self_attention(*, w_query, w_key, w_value, softmax):
+    import numpy as np
+
+    def causal_self_attention(x):
+        queries, keys, values = x @ w_query, x @ w_key, x @ w_value
+        scores = queries @ keys.T / np.sqrt(queries.shape[-1])
+        scores[np.tril_indices(len(x), k=-1)] = -np.inf  # the mask on the wrong side of the diagonal
+        return softmax(scores) @ values
+
+    return {"causal_self_attention": causal_self_attention}
+
+
+# 02 Formula: the offset whose encoding comes back closest to position 0's, and its distance in 64 dims.
+def check_closest_return(best, distance_all):
+    import numpy as np
+
+    import posenc
+
+    pair_0 = posenc.sinusoidal_encoding(1001, 2)  # the columns (sin p, cos p) for p = 0 ... 1000
+    distances = np.linalg.norm(pair_0[1:] - pair_0[0], axis=1)  # for the offsets 1 ... 1000 from p = 0
+    whole = isinstance(best, (int, np.integer)) and 1 <= best <= 1000
+    table = posenc.sinusoidal_encoding(int(best) + 1, 64)
+    error = abs(float(distance_all) - float(np.linalg.norm(table[int(best)] - table[0])))
+    return [
+        (whole, f"best = {best}"),
+        (whole and distances[best - 1] <= distances.min() + 1e-12, ""),
+        (error < 1e-4, f"|distance_all - |PE(best) - PE(0)|| = {error:.1e} (< 1e-4)"),
+    ]
+
+
+def wrong_closest_return():
+    return {"best": 355, "distance_all": 7.3}
+
+
+# 03 NumPy: the encoding built with np.stack instead of strided assignments.
+def check_stacked_encoding(get_positional_encoding_stacked, *, get_positional_encoding):
+    import numpy as np
+
+    stacked = get_positional_encoding_stacked(1000, 512)
+    same_shape = stacked.shape == (1000, 512)
+    error = float(np.abs(stacked - get_positional_encoding(1000, 512)).max()) if same_shape else float("inf")
+    return [
+        (same_shape, f"{stacked.shape}"),
+        (error < 1e-10, f"max |difference| = {error:.1e} (< 1e-10)"),
+    ]
+
+
+def wrong_stacked_encoding():
+    import numpy as np
+
+    def get_positional_encoding_stacked(max_seq_len, d_model):
+        angles = np.arange(max_seq_len)[:, None] * 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+        # stacked on a new first axis, not the last
+        return np.stack([np.sin(angles), np.cos(angles)]).reshape(max_seq_len, d_model)
+
+    return {"get_positional_encoding_stacked": get_positional_encoding_stacked}
+
+
+# 04 PyTorch: a layer that refuses a sequence longer than its table, and otherwise adds the same encoding.
+def check_checked_layer(CheckedPositionalEncoding, *, PositionalEncoding):
+    import torch
+
+    def raises_value_error(layer, x):
+        try:
+            layer(x)
+        except ValueError:
+            return True
+        return False
+
+    x = torch.randn(2, 4, 16, generator=torch.Generator().manual_seed(1))
+    fits = not raises_value_error(CheckedPositionalEncoding(16, max_seq_length=4), x)
+    same = fits and torch.equal(CheckedPositionalEncoding(16, 4)(x), PositionalEncoding(16, 4)(x))
+    return [
+        (issubclass(CheckedPositionalEncoding, PositionalEncoding), ""),
+        (raises_value_error(CheckedPositionalEncoding(16, max_seq_length=1), torch.zeros(2, 6, 16)), ""),
+        (fits, ""),
+        (same, ""),
+    ]
+
+
+def wrong_checked_layer(*, PositionalEncoding):
+    class CheckedPositionalEncoding(PositionalEncoding):
+        def forward(self, x):
+            if x.size(1) >= self.pe.size(1):  # also refuses a sequence exactly as long as the table
+                raise ValueError("sequence too long")
+            return super().forward(x)
+
+    return {"CheckedPositionalEncoding": CheckedPositionalEncoding}
+
+
+# 05 Rotation: the offset q - p read back from the encodings of p and q.
+def check_offset_between(offset_between, *, encoding_at):
+    import numpy as np
+
+    rng = np.random.default_rng(seed=1)
+    p, q = rng.uniform(0, 10_000, size=(2, 200))
+    pairs = zip(p, q, strict=True)
+    estimates = np.array([offset_between(encoding_at(a, 64), encoding_at(b, 64)) for a, b in pairs], float)
+    right_side = int((np.sign(estimates) == np.sign(q - p)).sum())
+    error = float(np.abs(estimates - (q - p)).max())
+    return [
+        (right_side == 200, f"{right_side} / 200"),
+        (error < 1e-6, f"max |offset_between - (q - p)| = {error:.1e} (< 1e-6)"),
+    ]
+
+
+def wrong_offset_between():
+    import numpy as np
+
+    import posenc
+
+    def offset_between(a, b):
+        omega = posenc.frequencies(a.size)[0]  # the fastest pair: its angle wraps around many times
+        (sin_a, cos_a), (sin_b, cos_b) = a[:2], b[:2]
+        return np.arctan2(cos_a * sin_b - sin_a * cos_b, sin_a * sin_b + cos_a * cos_b) / omega
+
+    return {"offset_between": offset_between}
+
+
+# 06 RoPE: rotary embedding on the first 16 dimensions of a head only.
+def check_partial_rope(partial_rope):
+    import numpy as np
+
+    rng = np.random.default_rng(seed=1)
+    x = rng.normal(size=(6, 64))
+    turned = partial_rope(x, offset=100)
+    same_shape = turned.shape == x.shape
+    moved = float(np.abs(turned[:, :16] - x[:, :16]).max()) if same_shape else 0.0
+    lengths = (
+        np.hypot(turned[:, :8], turned[:, 8:16]) - np.hypot(x[:, :8], x[:, 8:16]) if same_shape else np.inf
+    )
+    length_error = float(np.abs(lengths).max())
+
+    def at(vector, position):
+        return partial_rope(vector[np.newaxis, :], offset=int(position))[0]
+
+    q, k = rng.normal(size=(2, 64))
+    shifts = rng.integers(0, 4096, size=(50, 3))
+    shift_error = max(abs(float(at(q, m) @ at(k, n) - at(q, m + s) @ at(k, n + s))) for m, n, s in shifts)
+    return [
+        (same_shape, f"{turned.shape}"),
+        (same_shape and np.array_equal(turned[:, 16:], x[:, 16:]), ""),
+        (moved > 1e-3, f"max |change| = {moved:.3f} (> 1e-3)"),
+        (length_error < 1e-10, f"max |change of length| = {length_error:.1e} (< 1e-10)"),
+        (shift_error < 1e-9, f"max |score(m, n) - score(m + s, n + s)| = {shift_error:.1e} (< 1e-9)"),
+    ]
+
+
+def wrong_partial_rope():
+    import posenc
+
+    def partial_rope(x, offset=0):
+        return posenc.apply_rope(x, offset=offset, layout="half")  # turns the whole head
+
+    return {"partial_rope": partial_rope}
+
+
+# 07 Long context: how many distinct positions bfloat16 keeps among 0 ... 2**k - 1.
+def check_bfloat16_distinct(bfloat16_distinct):
+    import torch
+
+    measured = {k: torch.arange(2**k).to(torch.bfloat16).unique().numel() for k in range(9, 21)}
+    differ = [k for k, count in measured.items() if bfloat16_distinct(k) != count]
+    return [
+        (not differ, f"k = {differ}" if differ else ""),
+    ]
+
+
+def right_bfloat16_distinct():
+    def bfloat16_distinct(k):
+        return 257 + 128 * (k - 8)
+
+    return {"bfloat16_distinct": bfloat16_distinct}
+
+
+def wrong_bfloat16_distinct():
+    def bfloat16_distinct(k):
+        return 2**8 + 128 * (k - 8)  # forgets that 0 ... 256 are 257 numbers
+
+    return {"bfloat16_distinct": bfloat16_distinct}
+
+
+# 08 Experiment: the order task's batch, with its first and last tokens exchanged.
+def check_swapped_order(order_tokens, order_swapped):
+    import torch
+
+    rows = order_tokens.shape[0]
+    same_shape = tuple(order_swapped.shape) == tuple(order_tokens.shape)
+    first, last = (order_swapped[:, 0], order_swapped[:, -1]) if same_shape else (None, None)
+    exchanged = same_shape and torch.equal(first, order_tokens[:, -1])
+    exchanged = exchanged and torch.equal(last, order_tokens[:, 0])
+    middle = same_shape and torch.equal(order_swapped[:, 1:-1], order_tokens[:, 1:-1])
+    return [
+        (rows == 1000, f"{rows}"),
+        (same_shape, f"{tuple(order_swapped.shape)}"),
+        (exchanged, ""),
+        (middle, ""),
+    ]
+
+
+def right_swapped_order(*, ex):
+    import numpy as np
+
+    order_tokens, _ = ex.make_batch("order", np.random.default_rng(5), 1000, 16)
+    order_swapped = order_tokens.clone()
+    order_swapped[:, [0, -1]] = order_tokens[:, [-1, 0]]
+    return {"order_tokens": order_tokens, "order_swapped": order_swapped}
+
+
+def wrong_swapped_order(*, order_tokens):
+    return {"order_swapped": order_tokens.flip(dims=[1])}  # reverses the whole sequence
+
+
+# 09 RoPE today: the pairs of attention each rank computes, balanced and contiguous.
+def check_shard_work(shard_work):
+    import numpy as np
+
+    cases = [(24, 3), (16, 2), (32, 4)]
+    works = [tuple(np.asarray(part) for part in shard_work(n, r)) for n, r in cases]
+    shapes = all(b.shape == (r,) and c.shape == (r,) for (n, r), (b, c) in zip(cases, works, strict=True))
+    totals = [
+        (int(b.sum()), int(c.sum()), n * (n + 1) // 2) for (n, r), (b, c) in zip(cases, works, strict=True)
+    ]
+    whole = shapes and all(b == t and c == t for b, c, t in totals)
+    even = shapes and all(len(set(b.tolist())) == 1 for b, _ in works)
+    rising = shapes and all(bool(np.all(np.diff(c) > 0)) for _, c in works)
+    first = f"{totals[0][0]} and {totals[0][1]} pairs for 24 positions, of {totals[0][2]}" if shapes else ""
+    return [
+        (shapes, ""),
+        (whole, first),
+        (even, ""),
+        (rising, ""),
+    ]
+
+
+def wrong_shard_work():
+    import numpy as np
+
+    import posenc
+
+    def shard_work(seq_len, ranks):
+        # counts the positions a rank holds, not the keys each of its queries sees
+        balanced = posenc.load_balanced_positions(seq_len, ranks).sum(axis=1)
+        contiguous = np.arange(seq_len).reshape(ranks, -1).sum(axis=1)
+        return balanced, contiguous
+
+    return {"shard_work": shard_work}
+
+
 _CHECKS = (
+    Check("ex-motivation-3", check_causal_self_attention, wrong=wrong_causal_self_attention),
+    Check("ex-formula-3", check_closest_return, wrong=wrong_closest_return),
+    Check("ex-numpy-3", check_stacked_encoding, wrong=wrong_stacked_encoding),
+    Check("ex-pytorch-1", check_checked_layer, wrong=wrong_checked_layer),
+    Check("ex-rotation-1", check_offset_between, wrong=wrong_offset_between),
+    Check("ex-rope-3", check_partial_rope, wrong=wrong_partial_rope),
     Check(
-        label="ex-motivation-3",
-        names=("causal_self_attention",),
-        code="""\
-x = np.random.default_rng(seed=1).normal(size=(5, w_query.shape[0]))
-out = causal_self_attention(x)
-changed = x.copy()
-changed[-1] += 1.0
-earlier = float(np.abs(causal_self_attention(changed)[:-1] - out[:-1]).max())
-last = float(np.abs(out[-1] - self_attention(x)[-1]).max())
-return [
-    (out.shape == x.shape, f"{out.shape}"),
-    (earlier < 1e-10, f"max |difference| = {earlier:.1e} (< 1e-10)"),
-    (last < 1e-10, f"max |difference| = {last:.1e} (< 1e-10)"),
-]""",
-        wrong="""\
-def causal_self_attention(x):
-    queries, keys, values = x @ w_query, x @ w_key, x @ w_value
-    scores = queries @ keys.T / np.sqrt(queries.shape[-1])
-    scores[np.tril_indices(len(x), k=-1)] = -np.inf  # the mask on the wrong side of the diagonal
-    return softmax(scores) @ values""",
+        "ex-longctx-1", check_bfloat16_distinct, wrong=wrong_bfloat16_distinct, right=right_bfloat16_distinct
     ),
-    Check(
-        label="ex-formula-3",
-        names=("best", "distance_all"),
-        code="""\
-pair_0 = posenc.sinusoidal_encoding(1001, 2)  # the columns (sin p, cos p) for p = 0 ... 1000
-distances = np.linalg.norm(pair_0[1:] - pair_0[0], axis=1)  # for the offsets 1 ... 1000 from p = 0
-whole = isinstance(best, (int, np.integer)) and 1 <= best <= 1000
-table = posenc.sinusoidal_encoding(int(best) + 1, 64)
-error = abs(float(distance_all) - float(np.linalg.norm(table[int(best)] - table[0])))
-return [
-    (whole, f"best = {best}"),
-    (whole and distances[best - 1] <= distances.min() + 1e-12, ""),
-    (error < 1e-4, f"|distance_all - |PE(best) - PE(0)|| = {error:.1e} (< 1e-4)"),
-]""",
-        wrong="best, distance_all = 355, 7.3",
-    ),
-    Check(
-        label="ex-numpy-3",
-        names=("get_positional_encoding_stacked",),
-        code="""\
-stacked = get_positional_encoding_stacked(1000, 512)
-same_shape = stacked.shape == (1000, 512)
-error = float(np.abs(stacked - get_positional_encoding(1000, 512)).max()) if same_shape else float("inf")
-return [
-    (same_shape, f"{stacked.shape}"),
-    (error < 1e-10, f"max |difference| = {error:.1e} (< 1e-10)"),
-]""",
-        wrong="""\
-def get_positional_encoding_stacked(max_seq_len, d_model):
-    angles = np.arange(max_seq_len)[:, None] * 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
-    # stacked on a new first axis, not the last
-    return np.stack([np.sin(angles), np.cos(angles)]).reshape(max_seq_len, d_model)""",
-    ),
-    Check(
-        label="ex-pytorch-1",
-        names=("CheckedPositionalEncoding",),
-        code="""\
-def raises_value_error(layer, x):
-    try:
-        layer(x)
-    except ValueError:
-        return True
-    return False
-
-
-x = torch.randn(2, 4, 16, generator=torch.Generator().manual_seed(1))
-fits = not raises_value_error(CheckedPositionalEncoding(16, max_seq_length=4), x)
-same = fits and torch.equal(CheckedPositionalEncoding(16, 4)(x), PositionalEncoding(16, 4)(x))
-return [
-    (issubclass(CheckedPositionalEncoding, PositionalEncoding), ""),
-    (raises_value_error(CheckedPositionalEncoding(16, max_seq_length=1), torch.zeros(2, 6, 16)), ""),
-    (fits, ""),
-    (same, ""),
-]""",
-        wrong="""\
-class CheckedPositionalEncoding(PositionalEncoding):
-    def forward(self, x):
-        if x.size(1) >= self.pe.size(1):  # also refuses a sequence exactly as long as the table
-            raise ValueError("sequence too long")
-        return super().forward(x)""",
-    ),
-    Check(
-        label="ex-rotation-1",
-        names=("offset_between",),
-        code="""\
-rng = np.random.default_rng(seed=1)
-p, q = rng.uniform(0, 10_000, size=(2, 200))
-estimates = np.array([offset_between(encoding_at(a, 64), encoding_at(b, 64)) for a, b in zip(p, q)], float)
-right_side = int((np.sign(estimates) == np.sign(q - p)).sum())
-error = float(np.abs(estimates - (q - p)).max())
-return [
-    (right_side == 200, f"{right_side} / 200"),
-    (error < 1e-6, f"max |offset_between - (q - p)| = {error:.1e} (< 1e-6)"),
-]""",
-        wrong="""\
-def offset_between(a, b):
-    omega = posenc.frequencies(a.size)[0]  # the fastest pair: its angle wraps around many times
-    (sin_a, cos_a), (sin_b, cos_b) = a[:2], b[:2]
-    return np.arctan2(cos_a * sin_b - sin_a * cos_b, sin_a * sin_b + cos_a * cos_b) / omega""",
-    ),
-    Check(
-        label="ex-rope-3",
-        names=("partial_rope",),
-        code="""\
-rng = np.random.default_rng(seed=1)
-x = rng.normal(size=(6, 64))
-turned = partial_rope(x, offset=100)
-same_shape = turned.shape == x.shape
-moved = float(np.abs(turned[:, :16] - x[:, :16]).max()) if same_shape else 0.0
-lengths = np.hypot(turned[:, :8], turned[:, 8:16]) - np.hypot(x[:, :8], x[:, 8:16]) if same_shape else np.inf
-length_error = float(np.abs(lengths).max())
-
-
-def at(vector, position):
-    return partial_rope(vector[np.newaxis, :], offset=int(position))[0]
-
-
-q, k = rng.normal(size=(2, 64))
-shifts = rng.integers(0, 4096, size=(50, 3))
-shift_error = max(abs(float(at(q, m) @ at(k, n) - at(q, m + s) @ at(k, n + s))) for m, n, s in shifts)
-return [
-    (same_shape, f"{turned.shape}"),
-    (same_shape and np.array_equal(turned[:, 16:], x[:, 16:]), ""),
-    (moved > 1e-3, f"max |change| = {moved:.3f} (> 1e-3)"),
-    (length_error < 1e-10, f"max |change of length| = {length_error:.1e} (< 1e-10)"),
-    (shift_error < 1e-9, f"max |score(m, n) - score(m + s, n + s)| = {shift_error:.1e} (< 1e-9)"),
-]""",
-        wrong="""\
-def partial_rope(x, offset=0):
-    return posenc.apply_rope(x, offset=offset, layout="half")  # turns the whole head""",
-    ),
-    Check(
-        label="ex-longctx-1",
-        names=("bfloat16_distinct",),
-        code="""\
-measured = {k: torch.arange(2**k).to(torch.bfloat16).unique().numel() for k in range(9, 21)}
-differ = [k for k, count in measured.items() if bfloat16_distinct(k) != count]
-return [
-    (not differ, f"k = {differ}" if differ else ""),
-]""",
-        right="""\
-def bfloat16_distinct(k):
-    return 257 + 128 * (k - 8)""",
-        wrong="""\
-def bfloat16_distinct(k):
-    return 2**8 + 128 * (k - 8)  # forgets that 0 ... 256 are 257 numbers""",
-    ),
-    Check(
-        label="ex-experiment-1",
-        names=("order_tokens", "order_swapped"),
-        code="""\
-rows = order_tokens.shape[0]
-same_shape = tuple(order_swapped.shape) == tuple(order_tokens.shape)
-first, last = (order_swapped[:, 0], order_swapped[:, -1]) if same_shape else (None, None)
-exchanged = same_shape and torch.equal(first, order_tokens[:, -1])
-exchanged = exchanged and torch.equal(last, order_tokens[:, 0])
-middle = same_shape and torch.equal(order_swapped[:, 1:-1], order_tokens[:, 1:-1])
-return [
-    (rows == 1000, f"{rows}"),
-    (same_shape, f"{tuple(order_swapped.shape)}"),
-    (exchanged, ""),
-    (middle, ""),
-]""",
-        right="""\
-order_tokens, _ = ex.make_batch("order", np.random.default_rng(5), 1000, 16)
-order_swapped = order_tokens.clone()
-order_swapped[:, [0, -1]] = order_tokens[:, [-1, 0]]""",
-        wrong="order_swapped = order_tokens.flip(dims=[1])  # reverses the whole sequence",
-    ),
-    Check(
-        label="ex-ropetoday-2",
-        names=("shard_work",),
-        code="""\
-cases = [(24, 3), (16, 2), (32, 4)]
-works = [tuple(np.asarray(part) for part in shard_work(n, r)) for n, r in cases]
-shapes = all(b.shape == (r,) and c.shape == (r,) for (n, r), (b, c) in zip(cases, works))
-totals = [(int(b.sum()), int(c.sum()), n * (n + 1) // 2) for (n, r), (b, c) in zip(cases, works)]
-whole = shapes and all(b == t and c == t for b, c, t in totals)
-even = shapes and all(len(set(b.tolist())) == 1 for b, _ in works)
-rising = shapes and all(bool(np.all(np.diff(c) > 0)) for _, c in works)
-return [
-    (shapes, ""),
-    (whole, f"{totals[0][0]} and {totals[0][1]} pairs for 24 positions, of {totals[0][2]}" if shapes else ""),
-    (even, ""),
-    (rising, ""),
-]""",
-        wrong="""\
-def shard_work(seq_len, ranks):
-    # counts the positions a rank holds, not the keys each of its queries sees
-    balanced = posenc.load_balanced_positions(seq_len, ranks).sum(axis=1)
-    contiguous = np.arange(seq_len).reshape(ranks, -1).sum(axis=1)
-    return balanced, contiguous""",
-    ),
+    Check("ex-experiment-1", check_swapped_order, wrong=wrong_swapped_order, right=right_swapped_order),
+    Check("ex-ropetoday-2", check_shard_work, wrong=wrong_shard_work),
 )
 # By label.
 CHECKS = {check.label: check for check in _CHECKS}

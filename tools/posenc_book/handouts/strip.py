@@ -13,18 +13,21 @@ A folder argument writes each of its notebooks into the output folder under the 
 file argument writes that notebook into the output folder under its own name. The sources are never
 changed.
 
-A *handout* (``--handout``) is a student copy with a place to answer: after each exercise, a Markdown
-cell with the prompt in the notebook's language ("Your answer:", "Jawaban Anda:", "답:"), an empty code
-cell where the solution has code, and, for the exercises in the table of posenc_book.handouts.checks, a
-check cell that tells the student, in their language, whether their answer has the properties a right
-answer has. The answer and check cells are tagged ``raises-exception``: a student's unfinished code may fail
-there, and every other cell runs.
+A *handout* (``--answer-cells``) is a student copy with a place to answer: after each exercise, a
+Markdown cell with the prompt in the notebook's language ("Your answer:", "Jawaban Anda:", "답:"), an
+empty code cell where the solution has code, and, for the exercises in the table of
+posenc_book.handouts.checks, a check cell that tells the student, in their language, whether their answer
+has the properties a right answer has. The check cell holds the check function's own source and the few
+lines that call it and print its verdict, so it runs where only ``posenc`` is installed. The answer and
+check cells are tagged ``raises-exception``: a student's unfinished code may fail there, and every other
+cell runs.
 
-    python -m posenc_book handouts book/ko --output handout/ko --handout
+    python -m posenc_book handouts book/ko --output handout/ko --answer-cells
     python -m posenc_book handouts --handouts     # `make handouts`: every edition, and a zip of each
 
-``--handouts`` writes every chapter of every edition into ``_build/handouts/<lang>/``, and
-``_build/handouts/posenc-handouts-<lang>.zip`` (the same notebooks in a folder ``posenc-handouts-<lang>``).
+``--handouts`` writes the handouts (with answer cells) of every chapter of every edition into
+``_build/handouts/<lang>/``, and ``_build/handouts/posenc-handouts-<lang>.zip`` (the same notebooks in a
+folder ``posenc-handouts-<lang>``).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from posenc_book.handouts.checks import CHECKS, WORDS, Check
+from posenc_book.handouts.checks import CHECKS, WORDS, Check, call, function_source
 from posenc_book.paths import BUILD, ROOT
 
 HANDOUTS = BUILD / "handouts"
@@ -171,23 +174,23 @@ def notebook_language(notebook) -> str:
 
 
 def check_source(check: Check, lang: str) -> str:
-    """The check cell's code: ``check.code`` in a function, then what prints the verdict in ``lang``.
+    """The check cell's code: the check function's source, then what calls it and prints the verdict.
 
-    Only the comment on the first line and the strings of ``_claims`` and ``_words`` depend on ``lang``.
+    The function takes the student's names and the chapter's, which the cell passes from the notebook; a
+    name not defined yet is a ``NameError``, and the cell says so. Only the comment on the first line and
+    the strings of ``_claims`` and ``_words`` depend on ``lang``.
     """
     words = WORDS[lang]
-    body = "\n".join(("    " + line) if line else "" for line in check.code.splitlines())
     claims = "".join(f"    {quoted(claim)},\n" for claim in check.claims[lang])
     verdicts = "".join(f"    {quoted(key)}: {quoted(words[key])},\n" for key in VERDICTS)
     return (
         f"# {words['comment']}\n"
-        "def _check():\n"
-        f"{body}\n"
+        f"{function_source(check.check)}\n"
         "\n\n"
         f"_claims = [\n{claims}]\n"
         f"_words = {{\n{verdicts}}}\n"
         "try:\n"
-        "    _results = _check()\n"
+        f"    _results = {call(check.check)}\n"
         "except NameError as _missing:\n"
         '    print(_words["missing"].format(name=_missing.name))\n'
         "else:\n"
@@ -317,11 +320,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sources", nargs="*", type=Path, help="notebooks, or folders of notebooks")
     parser.add_argument("--output", "-o", type=Path, help="folder for the student copies")
     parser.add_argument("--keep-outputs", action="store_true", help="keep the outputs of the kept cells")
-    parser.add_argument("--handout", action="store_true", help="answer and check cells after each exercise")
+    parser.add_argument(
+        "--answer-cells", action="store_true", help="answer and check cells after each exercise: a handout"
+    )
     parser.add_argument(
         "--handouts",
         action="store_true",
-        help="the handouts of every edition, and a zip of each, into --output (default _build/handouts)",
+        help="the handouts of every chapter of every edition, and a zip of each, into --output "
+        "(default _build/handouts)",
     )
     arguments = parser.parse_args(argv)
     if arguments.handouts:
@@ -332,14 +338,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not arguments.sources or arguments.output is None:
         parser.error("give notebooks or folders and --output, or --handouts")
-    if arguments.handout and arguments.keep_outputs:
-        parser.error("a handout is for running: --keep-outputs does not go with --handout")
+    if arguments.answer_cells and arguments.keep_outputs:
+        parser.error("a handout is for running: --keep-outputs does not go with --answer-cells")
     for source, target in targets(arguments.sources, arguments.output):
         if target.resolve() == source.resolve():
             raise SystemExit(f"refusing to overwrite the source {source}")
         notebook = nbformat.read(source, as_version=4)
         try:
-            if arguments.handout:
+            if arguments.answer_cells:
                 stripped = make_handout(notebook)
             else:
                 stripped = strip_solutions(notebook, keep_outputs=arguments.keep_outputs)
