@@ -1,43 +1,35 @@
-"""The instructor pages read as data: chapter times, objectives, rubrics, questions, course plans.
+"""The course kit as data: chapter times, course plans and capstone points from book/course.yml; the
+objectives, rubrics and questions of the assessment pages.
 
-``test_course_kit.py`` checks that each edition's kit is complete and adds up; ``test_parity.py`` that
-the three editions say the same thing; ``test_hidden_solutions.py`` that what is marked
-``solutions-only`` stays off the site built without solutions. Prose differs between the editions; the
-markup parsed here (ids in bold, tables, ``{ref}`` links, minutes) is the same in all three.
+The instructor pages print book/course.yml's numbers through MyST substitutions (``{{ alone_2 }}``, made
+by ``posenc_book.build.course_substitutions``), so the times and plans are read from the data, not from
+the pages. ``test_course_kit.py`` checks that the data and each edition's kit are complete and add up;
+``test_parity.py`` that the three editions say the same thing; ``test_hidden_solutions.py`` that what is
+marked ``solutions-only`` stays off the site built without solutions. Prose differs between the
+editions; the markup parsed here (ids in bold, tables, ``{ref}`` links) is the same in all three.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from dataclasses import dataclass, field
 
+import jinja2
 import nbformat
 from book_files import BOOK
+from posenc_book.build import COURSE, course_substitutions, load_yaml
 
 REF = re.compile(r"\{ref\}`(?:[^`<]*<)?(?P<label>[\w-]+)>?`")
 LANG_SUFFIX = re.compile(r"-(en|id|ko)$")
-# "(30 min)", "(30 menit)", "(30분)": the time of an activity that is not a chapter.
-ACTIVITY = re.compile(r"\((\d+) ?(?:min|menit|분)\)")
 TIME = re.compile(r"^\*\*[^*\n]+:\*\*\D*?(\d+) ?(?:minutes|menit|분)", re.M)
-GLANCE_ROW = re.compile(r"^\| (\d+)\. \{ref\}`[\w-]+` \| (\d+) ?\S+ \| (\d+) ?\S+ \|", re.M)
-# "990 + 500 = 1,490" (en, ko), "990 + 500 = 1.490" (id)
-SUM = re.compile(r"(\d[\d.,]*(?: \+ \d[\d.,]*)+) = (\d[\d.,]*\d|\d)")
 OBJECTIVE = re.compile(r"^- \*\*(\d+\.\d+)\*\* ", re.M)
 RUBRIC_ROW = re.compile(r"^\| \{ref\}`(\d+\.\d+) <(ex-[\w-]+)>` \| ([\d., ]+) \| .+ \| (\d+) \|$", re.M)
 TOTAL_ROW = re.compile(r"^\| \*\*[^*|]+\*\* \|(?: \|)* \*\*(\d+)\*\* \|$", re.M)
 QUESTION = re.compile(r"^\*\*\S+ (\d+\.\d+)\*\* \(\S+ (\d+\.\d+)\)", re.M)
 MAP_ROW = re.compile(r"^\| (\d+\.\d+) \| (.*) \| (.*) \|$", re.M)
-PLAN_ROW = re.compile(r"^\| ([^|*]+) \| (.*) \| (\d+) \| (.*) \| (\d+) \|$", re.M)
-PLAN_TOTAL = re.compile(r"^\| \*\*[^*|]+\*\* \| \| \*\*(\d+)\*\* \| \| \*\*(\d+)\*\* \|$", re.M)
-POINTS_ROW = re.compile(r"^\| ([^*|][^|]*) \| (\d+) \|$", re.M)
+SUBSTITUTION = re.compile(r"\{\{(.*?)\}\}")
 FENCE = re.compile(r"^(:{3,})\{(\w[\w-]*)\}(.*)$")
-
-
-def _integer(text: str) -> int:
-    """A whole number of minutes, written with any edition's thousands separator."""
-    return int(text.replace(",", "").replace(".", ""))
 
 
 def neutral(label: str) -> str:
@@ -70,25 +62,36 @@ def box_objectives(lang: str, number: int) -> int:
     return len(re.findall(r"^- ", listed, re.M))
 
 
-def lab_minutes(alone: int) -> int:
-    """A lab session takes half as much again as working alone, rounded up to 5 minutes."""
-    return 5 * math.ceil(1.5 * alone / 5)
+def course() -> dict:
+    """book/course.yml: the chapter times, plans and capstone points that the instructor pages print."""
+    return load_yaml(COURSE)
 
 
-def glance(lang: str) -> dict[int, tuple[int, int]]:
-    """(alone, in a lab) minutes of each chapter, from the table of the instructor page."""
-    text = page(lang, "instructor")
-    return {int(n): (int(alone), int(lab)) for n, alone, lab in GLANCE_ROW.findall(text)}
+def substitutions(lang: str) -> dict[str, int | str]:
+    """What ``{{ ... }}`` stands for on ``lang``'s instructor pages, as the build gives it to MyST."""
+    return course_substitutions(course(), lang)
+
+
+def substituted(markdown: str) -> list[str]:
+    """The expressions of the ``{{ ... }}`` substitutions in ``markdown``, in order."""
+    return [expression.strip() for expression in SUBSTITUTION.findall(markdown)]
+
+
+def rendered(markdown: str, lang: str) -> str:
+    """``markdown`` with its substitutions rendered as MyST renders them (Jinja, undefined names fail)."""
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    values = substitutions(lang)
+    return SUBSTITUTION.sub(lambda m: str(environment.from_string(m.group()).render(values)), markdown)
+
+
+def glance(lang: str = "en") -> dict[int, tuple[int, int]]:
+    """(alone, in a lab) minutes of each chapter, as the instructor page's table shows them."""
+    values = substitutions(lang)
+    return {n: (values[f"alone_{n}"], values[f"lab_{n}"]) for n in course()["chapters"]}
 
 
 def page(lang: str, name: str) -> str:
     return (BOOK / lang / f"{name}.md").read_text(encoding="utf-8")
-
-
-def sums(text: str) -> list[tuple[list[int], int]]:
-    """Every "a + b + ... = c" written in ``text``."""
-    found = SUM.findall(text)
-    return [([_integer(t) for t in terms.split(" + ")], _integer(total)) for terms, total in found]
 
 
 def solutions_only_blocks(markdown: str) -> tuple[list[str], str]:
@@ -178,7 +181,7 @@ def exercise_labels(lang: str, number: int) -> list[str]:
 
 @dataclass
 class PlanRow:
-    name: str
+    name: str  # the session: "before", "1", ...
     in_class: list[int]  # chapters taught in the session
     in_class_activities: list[int]  # minutes of the other activities
     in_class_minutes: int
@@ -187,36 +190,40 @@ class PlanRow:
     homework_minutes: int
 
 
-def plans(lang: str) -> dict[str, tuple[list[PlanRow], tuple[int, int] | None]]:
-    """Each plan of the course-plans page: its rows, and the totals its last row states."""
-    numbers = chapters(lang)
-    found = {}
-    for heading, body in sections(page(lang, "syllabi")).items():
+def plans(lang: str = "en") -> dict[str, tuple[list[PlanRow], tuple[int, int]]]:
+    """Each course plan: its sessions with the minutes the page prints, and its totals (class, homework)."""
+    values, found = substitutions(lang), {}
+    for plan, sessions in course()["plans"].items():
         rows = []
-        for name, work, minutes, homework, homework_minutes in PLAN_ROW.findall(body):
+        for session in sessions:
+            work = {where: session.get(where, []) for where in ("in_class", "homework")}
+            chapters_of = {where: [i for i in items if isinstance(i, int)] for where, items in work.items()}
+            minutes_of = {
+                where: [m for i in items if isinstance(i, dict) for m in i.values()]
+                for where, items in work.items()
+            }
+            name = str(session["session"])
             rows.append(
                 PlanRow(
-                    name.strip(),
-                    [numbers[neutral(m.group("label"))] for m in REF.finditer(work)],
-                    [int(m) for m in ACTIVITY.findall(work)],
-                    int(minutes),
-                    [numbers[neutral(m.group("label"))] for m in REF.finditer(homework)],
-                    [int(m) for m in ACTIVITY.findall(homework)],
-                    int(homework_minutes),
+                    name,
+                    chapters_of["in_class"],
+                    minutes_of["in_class"],
+                    values[f"{plan}_{name}_class"],
+                    chapters_of["homework"],
+                    minutes_of["homework"],
+                    values[f"{plan}_{name}_homework"],
                 )
             )
-        if rows:
-            totals = PLAN_TOTAL.findall(body)
-            found[heading] = (rows, tuple(map(int, totals[0])) if len(totals) == 1 else None)
+        found[plan] = (rows, (values[f"{plan}_class"], values[f"{plan}_homework"]))
     return found
 
 
-def capstone(lang: str) -> tuple[str, list[int], int | None]:
-    """The capstone section of the course-plans page: its text, its rubric's points and stated total."""
+def capstone(lang: str) -> tuple[str, list[int], int]:
+    """The capstone section of the course-plans page: its text, its rubric's points and their total."""
     body = list(sections(page(lang, "syllabi")).values())[-1]
-    totals = re.findall(r"^\| \*\*[^*|]+\*\* \| \*\*(\d+)\*\* \|$", body, re.M)
-    points = [int(p) for _, p in POINTS_ROW.findall(body)]
-    return body, points, int(totals[0]) if len(totals) == 1 else None
+    values = substitutions(lang)
+    points = [values[f"capstone_{name}"] for name in course()["capstone"]]
+    return body, points, values["capstone_total"]
 
 
 def code_blocks(markdown: str) -> list[str]:

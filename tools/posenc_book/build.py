@@ -31,6 +31,7 @@ handout; and there are no Binder or Colab buttons, which would open the notebook
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import shutil
@@ -135,6 +136,77 @@ def book_settings(lang: str, book_format: str) -> dict:
     }
 
 
+COURSE = "book/course.yml"
+
+
+def lab_minutes(alone: int) -> int:
+    """A lab session takes half as much again as working alone, rounded up to 5 minutes."""
+    return 5 * math.ceil(1.5 * alone / 5)
+
+
+def session_minutes(course: dict, work: list) -> tuple[int, int]:
+    """The minutes of one session's work in class and alone: chapters at their lab or alone time."""
+    chapters = course["chapters"]
+    activities = sum(next(iter(item.values())) for item in work if isinstance(item, dict))
+    numbers = [item for item in work if isinstance(item, int)]
+    return sum(lab_minutes(chapters[n]) for n in numbers) + activities, sum(
+        chapters[n] for n in numbers
+    ) + activities
+
+
+def course_substitutions(course: dict, lang: str) -> dict[str, int | str]:
+    """The MyST substitutions of the instructor pages: book/course.yml's numbers and their totals.
+
+    Minutes and points are numbers; the sums the pages write out ("40 + 75 + ...") and the totals in
+    hours, or with a thousands separator, are text in the edition's own way (``formats``).
+    """
+    words = course["formats"][lang]
+
+    def total(minutes: int) -> str:
+        return f"{minutes:,}".replace(",", words["thousands"])
+
+    def time(minutes: int) -> str:
+        hours, rest = divmod(minutes, 60)
+        return (words["hours_minutes"] if rest else words["hours"]).format(h=hours, m=rest)
+
+    alone = course["chapters"]
+    lab = {number: lab_minutes(minutes) for number, minutes in alone.items()}
+    values: dict[str, int | str] = {}
+    for kind, times in (("alone", alone), ("lab", lab)):
+        values |= {f"{kind}_{number}": minutes for number, minutes in times.items()}
+        values[f"{kind}_sum"] = " + ".join(map(str, times.values()))
+        values[f"{kind}_total"] = total(sum(times.values()))
+        values[f"{kind}_total_time"] = time(sum(times.values()))
+        for part, numbers in course["parts"].items():
+            values[f"{kind}_{part}"] = sum(times[n] for n in numbers)
+            values[f"{kind}_{part}_time"] = time(sum(times[n] for n in numbers))
+    values |= {f"{name}_session": minutes for name, minutes in course["sessions"].items()}
+    values["points_per_chapter"] = course["points_per_chapter"]
+    for plan, sessions in course["plans"].items():
+        in_class = homework = 0
+        for session in sessions:
+            for where, work in (
+                ("class", session.get("in_class", [])),
+                ("homework", session.get("homework", [])),
+            ):
+                values |= {
+                    f"{plan}_{k}": v for item in work if isinstance(item, dict) for k, v in item.items()
+                }
+                minutes = session_minutes(course, work)[0 if where == "class" else 1]
+                values[f"{plan}_{session['session']}_{where}"] = minutes
+                in_class, homework = (
+                    (in_class + minutes, homework) if where == "class" else (in_class, homework + minutes)
+                )
+        values |= {f"{plan}_class": in_class, f"{plan}_homework": homework}
+        values |= {
+            f"{plan}_total": total(in_class + homework),
+            f"{plan}_total_time": time(in_class + homework),
+        }
+    values |= {f"capstone_{name}": points for name, points in course["capstone"].items()}
+    values["capstone_total"] = sum(course["capstone"].values())
+    return values
+
+
 def edition_config(config: dict, lang: str, hidden: bool = False, book_format: str = "html") -> dict:
     """``config`` for one edition: its language, title and author; every path made absolute.
 
@@ -144,12 +216,19 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
     ``hidden`` leaves the solutions out, and the launch buttons, which open the notebooks with them.
     ``book_format`` "pdf" or "epub" gives the settings of that build instead of the site's (the
     templates, which extend the site's theme, are left out).
+    Every edition and format gets the course kit's numbers (book/course.yml) as MyST substitutions.
     """
     words = editions(config)[lang]
     edition = yaml.safe_load(yaml.safe_dump(config))  # a deep copy
     edition["title"] = words["title"]
     edition["author"] = words["author"]
     edition["repository"]["path_to_book"] = f"book/{lang}"
+    # The instructor pages' numbers (book/course.yml), as `{{ name }}` substitutions in every format.
+    parse = edition.setdefault("parse", {})
+    parse["myst_substitutions"] = {
+        **parse.get("myst_substitutions", {}),
+        **course_substitutions(load_yaml(COURSE), lang),
+    }
     sphinx = edition["sphinx"]
     settings = sphinx["config"]
     settings["language"] = lang
