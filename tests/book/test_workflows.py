@@ -68,6 +68,9 @@ def test_pages_tests_before_it_uploads_and_deploys():
     assert tested < configure < upload, "the site is uploaded only after the tests pass"
     assert steps(build)[upload]["with"] == {"path": "_build/html"}
     assert deploy["needs"] == "build"
+    # The fast loop runs first, and the long job only after it passes.
+    assert [step.get("run") for step in steps(jobs["check"])][-1] == "make check"
+    assert build["needs"] == "check"
     assert deploy["environment"]["name"] == "github-pages"
     assert deploy["concurrency"] == {"group": "pages", "cancel-in-progress": False}
     assert any(action.startswith("actions/deploy-pages@") for action in uses(deploy))
@@ -104,7 +107,7 @@ def test_pre_commit_hooks():
     repos = {repo["repo"]: repo for repo in config["repos"]}
     ruff = repos["https://github.com/astral-sh/ruff-pre-commit"]
     assert ruff["rev"] == f"v{requirement_pin('ruff')}", "the ruff hook must be the pinned ruff"
-    assert [hook["id"] for hook in ruff["hooks"]] == ["ruff"]
+    assert [hook["id"] for hook in ruff["hooks"]] == ["ruff", "ruff-format"]
     standard = repos["https://github.com/pre-commit/pre-commit-hooks"]
     assert re.fullmatch(r"v\d+\.\d+\.\d+", standard["rev"])
     assert {hook["id"] for hook in standard["hooks"]} == {"check-yaml", "end-of-file-fixer"}
