@@ -32,7 +32,7 @@ epub: $(BIN)/.installed
 # Student notebooks of every chapter, without solutions, with answer and check cells:
 # _build/handouts/<lang>/ and _build/handouts/posenc-handouts-<lang>.zip.
 handouts: $(BIN)/.installed
-	$(BIN)/python -m posenc_book handouts --handouts
+	$(BIN)/python -m posenc_book handouts
 
 # posenc as a package: its wheel and sdist in _build/dist, both through `twine check --strict`
 # (tests/posenc/test_package.py also installs the wheel in a fresh venv). --no-isolation builds with the pinned

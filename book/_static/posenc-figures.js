@@ -1,5 +1,5 @@
-// Draws the book's interactive figures (made by posenc.interactive) with the vendored plotly.js,
-// which it loads only when a figure comes near the screen (book/_ext/interactive_figures.py). Each
+// Draws the book's interactive figures (made by posenc.plot.interactive) with the vendored plotly.js,
+// which it loads only when a figure comes near the screen (posenc_book.sphinx.interactive_figures). Each
 // figure gets a labelled range input under it, which the keyboard and screen readers can move;
 // plotly's own slider, kept in the figure JSON for a running notebook, is hidden here so that the
 // page shows one slider, not two.

@@ -17,6 +17,8 @@ from posenc.encoding import frequencies as _base_frequencies
 __all__ = ["LAYOUTS", "apply_rope", "check_positions_shape", "rope_decay_bound", "rope_frequencies"]
 
 LAYOUTS = ("interleaved", "half")
+"""The pairings of a vector's components, the values of every ``layout`` argument: ``"interleaved"``
+pairs (0, 1), (2, 3), ...; ``"half"`` pairs component ``i`` with ``i + dim/2``, as Llama checkpoints do."""
 
 
 def check_dim(name: str, value) -> int:

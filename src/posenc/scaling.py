@@ -33,7 +33,10 @@ __all__ = [
 ]
 
 SCALING_METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
+"""The context-extension methods of :func:`posenc.scaled_frequencies`, named as transformers' rope_type."""
+
 YARN_RAMPS = ("code", "paper")
+"""The two readings of YaRN's ramp: the reference code's (``"code"``, as transformers) and the paper's."""
 
 
 def _check_factor(factor) -> float:

@@ -45,7 +45,6 @@ def nbval_with_avx2(notebooks) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
 
 
-@pytest.mark.skipif(not NOTEBOOK.exists(), reason="chapter 8 is not in the book yet")
 def test_chapter_8_outputs_are_the_same_with_avx2_kernels():
     done = nbval_with_avx2([NOTEBOOK])
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -37,11 +37,13 @@ import nbformat
 import pytest
 import yaml
 
+from posenc.words import LANGUAGES
+
 # tests/ holds book_files: pytest puts it on the path, and so does this line when the file runs as a script.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from book_files import BOOK, ENGLISH_ONLY
 
-LANGS = ("en", "id", "ko")
+LANGS = LANGUAGES  # the editions, named once (posenc.words)
 EXCEPTIONS_FILE = Path(__file__).with_name("claims_exceptions.yaml")
 KINDS = ("number", "formula")
 

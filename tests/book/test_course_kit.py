@@ -29,7 +29,9 @@ from course_kit import (
 )
 from posenc_book.build import lab_minutes
 
-LANGS = ("en", "id", "ko")
+from posenc.words import LANGUAGES
+
+LANGS = LANGUAGES  # the editions, named once (posenc.words)
 NUMBERS = sorted(chapters().values())
 PAGES = ("instructor", "syllabi")
 

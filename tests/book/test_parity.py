@@ -21,7 +21,9 @@ from book_files import BOOK, ENGLISH_ONLY, ROOT
 from course_kit import assessment, capstone, code_blocks, glance, neutral, page, plans
 from posenc_book.toc import files_of
 
-LANGS = ("en", "id", "ko")
+from posenc.words import LANGUAGES
+
+LANGS = LANGUAGES  # the editions, named once (posenc.words)
 LABEL = re.compile(r"^\((?P<label>[\w-]+)\)=\s*$", re.M)
 OPTION_LABEL = re.compile(r"^:label:\s*(?P<label>[\w-]+)\s*$", re.M)
 REFERENCE = re.compile(r"\{(?:ref|numref|prf:ref)\}`(?:[^`<]*<)?(?P<label>[\w-]+)>?`")

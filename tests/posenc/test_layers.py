@@ -1,5 +1,5 @@
-"""posenc's layers, as .importlinter declares them: `lint-imports` keeps every contract, and breaks one
-when a module of the core imports torch."""
+"""posenc's layers, as .importlinter declares them, can break: `make lint` runs `lint-imports` on the real
+tree, and this runs it on a copy where a module of the core imports the torch layer."""
 
 import shutil
 import subprocess
@@ -17,13 +17,7 @@ def lint_imports(root: Path, package_dir: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=300)
 
 
-def test_the_layers_hold():
-    done = lint_imports(ROOT, ROOT / "src")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "0 broken" in done.stdout, done.stdout[-3000:]
-
-
-def test_a_core_module_that_imports_torch_breaks_a_contract(tmp_path):
+def test_a_core_module_that_imports_the_torch_layer_breaks_a_contract(tmp_path):
     shutil.copytree(
         ROOT / "src" / "posenc", tmp_path / "src" / "posenc", ignore=shutil.ignore_patterns("*.pyc")
     )
@@ -32,4 +26,6 @@ def test_a_core_module_that_imports_torch_breaks_a_contract(tmp_path):
     report.write_text(report.read_text(encoding="utf-8") + "\nimport posenc.nn  # noqa\n", encoding="utf-8")
     done = lint_imports(tmp_path, tmp_path / "src")
     assert done.returncode == 1, done.stdout[-3000:]
+    # Both the layers and the core's ban on torch break: the core now reaches torch through posenc.nn.
+    assert "2 broken" in done.stdout and "posenc.report -> posenc.nn" in done.stdout, done.stdout[-3000:]
     assert "posenc.report is not allowed to import posenc.nn" in done.stdout, done.stdout[-3000:]

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import posenc_book.build as build_site
+import posenc_book.build as build
 import pytest
 import yaml
 from book_files import ROOT
@@ -22,7 +22,7 @@ TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
 
 
 def test_config_names_the_three_editions_and_their_words():
-    editions = build_site.editions(CONFIG)
+    editions = build.editions(CONFIG)
     assert list(editions) == ["en", "id", "ko"]
     for words in editions.values():
         assert set(words) == {"name", "title", "author"}
@@ -32,7 +32,7 @@ def test_config_names_the_three_editions_and_their_words():
 
 @pytest.mark.parametrize("lang", ["en", "id", "ko"])
 def test_edition_config(lang):
-    edition = build_site.edition_config(CONFIG, lang)
+    edition = build.edition_config(CONFIG, lang)
     words = CONFIG["sphinx"]["config"]["editions"][lang]
     assert edition["sphinx"]["config"]["language"] == lang
     assert (edition["title"], edition["author"]) == (words["title"], words["author"])
@@ -53,12 +53,12 @@ def test_edition_config(lang):
 
 def test_unknown_edition_is_an_error():
     with pytest.raises(SystemExit, match=r"unknown edition\(s\) \['fr'\]"):
-        build_site.build(["fr"])
+        build.build(["fr"])
 
 
 def test_landing_page_links_every_edition():
     html = (ROOT / "book" / "index.html").read_text(encoding="utf-8")
-    for lang in build_site.editions(CONFIG):
+    for lang in build.editions(CONFIG):
         assert f'href="{lang}/index.html" hreflang="{lang}"' in html
 
 
@@ -76,7 +76,7 @@ def test_each_build_is_one_line_and_its_output_goes_to_its_log(tmp_path, capsys)
         "html-en": (python("import time; print('Sphinx says a lot'); time.sleep(3)"), "_build/html/en/"),
         "pdf-ko": (python("print('LaTeX says more')"), "_build/pdf/posenc-ko.pdf"),
     }
-    assert build_site.run_builds(builds, tmp_path / "logs", progress=1) == []
+    assert build.run_builds(builds, tmp_path / "logs", progress=1) == []
     out, err = capsys.readouterr()
     assert err == ""
     lines = out.splitlines()
@@ -104,7 +104,7 @@ def test_a_failed_build_prints_the_end_of_its_log(tmp_path, capsys):
         ),
         "html-id": (python("pass"), "_build/html/id/"),
     }
-    assert build_site.run_builds(builds, tmp_path, progress=60) == ["epub-id"]
+    assert build.run_builds(builds, tmp_path, progress=60) == ["epub-id"]
     out, err = capsys.readouterr()
     log = tmp_path / "epub-id.log"
     assert re.search(rf"^epub-id +\d s  FAILED \(exit 2\), see {re.escape(str(log))}$", out, re.M)
@@ -128,21 +128,21 @@ def fake_build(kind: str, fails: str = "") -> Callable[..., int]:
             name: (python(f"import sys; print('{name}'); sys.exit({int(name == fails)})"), name)
             for name in names
         }
-        return 1 if build_site.run_builds(builds, build_site.BUILD / "logs") else 0
+        return 1 if build.run_builds(builds, build.BUILD / "logs") else 0
 
     return run
 
 
 @pytest.fixture
 def fake_builds(tmp_path, monkeypatch):
-    monkeypatch.setattr(build_site, "BUILD", tmp_path)
-    monkeypatch.setattr(build_site, "build_books", fake_build("books"))
-    monkeypatch.setattr(build_site, "build", fake_build("html"))
+    monkeypatch.setattr(build, "BUILD", tmp_path)
+    monkeypatch.setattr(build, "build_books", fake_build("books"))
+    monkeypatch.setattr(build, "build", fake_build("html"))
     return tmp_path
 
 
 def test_make_book_says_what_it_built_and_where_to_open_it(fake_builds, capsys):
-    assert build_site.main(["--formats", "pdf", "epub", "html"]) == 0
+    assert build.main(["--formats", "pdf", "epub", "html"]) == 0
     out, err = capsys.readouterr()
     lines = out.splitlines()
     names = [f"{kind}-{lang}" for kind in ("pdf", "epub", "html") for lang in ("en", "id", "ko")]
@@ -154,17 +154,17 @@ def test_make_book_says_what_it_built_and_where_to_open_it(fake_builds, capsys):
     )
     assert err == ""
     # The same lines, for the tests to count (test_make_book_prints_60_lines_or_fewer); a log per build.
-    assert (fake_builds / "logs" / "build_site.txt").read_text(encoding="utf-8") == out
+    assert (fake_builds / "logs" / "build.txt").read_text(encoding="utf-8") == out
     assert sorted(path.stem for path in (fake_builds / "logs").glob("*.log")) == sorted(names)
     # One edition: its own landing page is the one to open.
-    build_site.main(["ko", "--formats", "html"])
+    build.main(["ko", "--formats", "html"])
     summary = capsys.readouterr().out.splitlines()[-1]
     assert re.match(rf"Built in \d+ s\. Open {re.escape(str(fake_builds))}/html/ko/index\.html, ", summary)
 
 
 def test_a_failed_make_book_ends_with_the_failure_and_exits_non_zero(fake_builds, monkeypatch, capsys):
-    monkeypatch.setattr(build_site, "build_books", fake_build("books", fails="pdf-id"))
-    assert build_site.main(["--formats", "pdf", "html"]) == 1
+    monkeypatch.setattr(build, "build_books", fake_build("books", fails="pdf-id"))
+    assert build.main(["--formats", "pdf", "html"]) == 1
     out, err = capsys.readouterr()
     log = fake_builds / "logs" / "pdf-id.log"
     assert re.search(rf"^pdf-id +\d s  FAILED \(exit 1\), see {re.escape(str(log))}$", out, re.M)
@@ -178,13 +178,14 @@ def test_a_failed_make_book_ends_with_the_failure_and_exits_non_zero(fake_builds
         rf"Failed after \d+ s; the log of each build is in {re.escape(str(fake_builds))}/logs/",
         err.splitlines()[-1],
     )
-    assert (fake_builds / "logs" / "build_site.txt").read_text(encoding="utf-8") == out + err
+    assert (fake_builds / "logs" / "build.txt").read_text(encoding="utf-8") == out + err
 
 
+@pytest.mark.needs_build
 def test_make_book_prints_60_lines_or_fewer():
-    """The real `make book` that `make test` runs first (test: lint book): what build_site.py printed,
-    copied to _build/logs/build_site.txt, and the commands make echoes (the install step's too)."""
-    transcript = ROOT / "_build" / "logs" / "build_site.txt"
+    """The real `make book` that `make test` runs first (test: lint book): what build.py printed,
+    copied to _build/logs/build.txt, and the commands make echoes (the install step's too)."""
+    transcript = ROOT / "_build" / "logs" / "build.txt"
     if not transcript.is_file():
         if os.environ.get("CI") == "true":
             pytest.fail(f"{transcript} is missing: `make test` runs `make book` first")

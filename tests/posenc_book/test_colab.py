@@ -19,7 +19,7 @@ import tomllib
 import types
 
 import nbformat
-import posenc_book.colab as colab_cell
+import posenc_book.colab as colab
 import pytest
 from book_files import BOOK, KERNELSPEC, NOTEBOOKS, ROOT
 from IPython.core.inputtransformer2 import TransformerManager
@@ -47,7 +47,7 @@ def run_cell(source: str) -> tuple[str, list[tuple[str, str]]]:
 
 
 def install_line() -> str:
-    repo = colab_cell.repository()
+    repo = colab.repository()
     return f'install --quiet "posenc @ git+{repo["url"]}@{repo["branch"]}"'
 
 
@@ -55,27 +55,27 @@ def test_the_cell_installs_the_package_that_pyproject_defines():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert pyproject["project"]["name"] == "posenc"
     assert pyproject["build-system"]["build-backend"] == "setuptools.build_meta"
-    assert colab_cell.repository()["url"].startswith("https://github.com/"), "Colab opens GitHub notebooks"
-    assert colab_cell.cell_source().endswith("%pip " + install_line())
+    assert colab.repository()["url"].startswith("https://github.com/"), "Colab opens GitHub notebooks"
+    assert colab.cell_source().endswith("%pip " + install_line())
 
 
 def test_the_cell_does_nothing_outside_colab():
     assert "google.colab" not in sys.modules
-    assert run_cell(colab_cell.cell_source()) == ("", [])
+    assert run_cell(colab.cell_source()) == ("", [])
 
 
 def test_the_cell_installs_posenc_on_colab(monkeypatch):
     monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
-    assert run_cell(colab_cell.cell_source()) == ("", [("pip", install_line())])
+    assert run_cell(colab.cell_source()) == ("", [("pip", install_line())])
 
 
 def test_a_fork_changes_one_line(tmp_path):
     config = (ROOT / "_config.yml").read_text(encoding="utf-8")
-    url = colab_cell.repository()["url"]
+    url = colab.repository()["url"]
     assert config.count(url) == 1, "the repository address must appear once in _config.yml"
     fork = tmp_path / "_config.yml"
     fork.write_text(config.replace(url, "https://github.com/someone/fork"), encoding="utf-8")
-    assert '"posenc @ git+https://github.com/someone/fork@main"' in colab_cell.cell_source(fork)
+    assert '"posenc @ git+https://github.com/someone/fork@main"' in colab.cell_source(fork)
 
 
 def executed_notebook():
@@ -97,7 +97,7 @@ def executed_notebook():
 
 def test_apply_inserts_the_cell_as_a_clean_run_would_number_it():
     notebook = executed_notebook()
-    assert colab_cell.apply(notebook, colab_cell.cell_source()) is True
+    assert colab.apply(notebook, colab.cell_source()) is True
     nbformat.validate(notebook)
     assert [cell.cell_type for cell in notebook.cells] == ["markdown", "code", "code", "code"]
     assert notebook.cells[1].metadata["tags"] == ["colab"] and notebook.cells[1].outputs == []
@@ -105,8 +105,8 @@ def test_apply_inserts_the_cell_as_a_clean_run_would_number_it():
     assert notebook.cells[3].outputs[1].execution_count == 3, "a result is numbered like its cell"
     assert problems(notebook) == []
     # Running it again changes nothing; a new address rewrites the cell in place.
-    assert colab_cell.apply(notebook, colab_cell.cell_source()) is False
-    assert colab_cell.apply(notebook, "# another address") is True
+    assert colab.apply(notebook, colab.cell_source()) is False
+    assert colab.apply(notebook, "# another address") is True
     assert notebook.cells[1].source == "# another address" and len(notebook.cells) == 4
 
 
@@ -114,19 +114,19 @@ def test_apply_refuses_a_misplaced_or_repeated_cell():
     notebook = executed_notebook()
     notebook.cells[2].metadata["tags"] = ["colab"]
     with pytest.raises(ValueError, match="not the first code cell"):
-        colab_cell.apply(notebook, colab_cell.cell_source())
+        colab.apply(notebook, colab.cell_source())
     notebook.cells[1].metadata["tags"] = ["colab"]
     with pytest.raises(ValueError, match="2 code cells"):
-        colab_cell.apply(notebook, colab_cell.cell_source())
+        colab.apply(notebook, colab.cell_source())
 
 
 def test_command_line_check_and_write(tmp_path, capsys):
     path = tmp_path / "01_demo.ipynb"
     nbformat.write(executed_notebook(), path)
-    assert colab_cell.main(["--check", str(tmp_path)]) == 1
-    assert colab_cell.main([str(path)]) == 0
+    assert colab.main(["--check", str(tmp_path)]) == 1
+    assert colab.main([str(path)]) == 0
     assert "wrote the Colab cell" in capsys.readouterr().out
-    assert colab_cell.main(["--check", str(tmp_path)]) == 0
+    assert colab.main(["--check", str(tmp_path)]) == 0
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: str(path.relative_to(BOOK)))
@@ -135,7 +135,7 @@ def test_first_code_cell_is_the_colab_cell(path):
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code, "no code cells"
     first = code[0]
-    assert first.source == colab_cell.cell_source(), (
+    assert first.source == colab.cell_source(), (
         f"{path.relative_to(ROOT)} lacks the Colab cell: run `.venv/bin/python -m posenc_book colab`"
     )
     assert "colab" in first.metadata.get("tags", []), "tag the Colab cell 'colab'"

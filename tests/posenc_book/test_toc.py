@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import posenc_book.build
-import posenc_book.toc as toc_for_language
+import posenc_book.toc as toc
 import pytest
 import yaml
 from book_files import ROOT
@@ -38,7 +38,7 @@ SAMPLE = {
 
 
 def test_numbered_chapters_then_other_pages_with_the_index_as_root():
-    assert toc_for_language.toc_for_language(SAMPLE, "ko") == {
+    assert toc.toc_for_language(SAMPLE, "ko") == {
         "format": "jb-book",
         "root": "book/ko/index",
         "parts": [
@@ -50,17 +50,17 @@ def test_numbered_chapters_then_other_pages_with_the_index_as_root():
             {"chapters": [{"file": "book/ko/glossary"}]},
         ],
     }
-    assert toc_for_language.toc_for_language(SAMPLE, "en") == {
+    assert toc.toc_for_language(SAMPLE, "en") == {
         "format": "jb-book",
         "root": "book/en/index",
         "parts": [{"chapters": [{"file": "book/en/glossary"}]}],
     }
-    assert toc_for_language.toc_for_language(SAMPLE, "id") == {"format": "jb-book", "root": "book/id/index"}
+    assert toc.toc_for_language(SAMPLE, "id") == {"format": "jb-book", "root": "book/id/index"}
 
 
 def test_unknown_language_is_an_error():
     with pytest.raises(SystemExit, match=r"editions found: \['en', 'id', 'ko'\]"):
-        toc_for_language.toc_for_language(SAMPLE, "fr")
+        toc.toc_for_language(SAMPLE, "fr")
 
 
 @pytest.mark.parametrize("lang", EDITIONS)
@@ -73,13 +73,13 @@ def test_edition_toc_of_the_book_is_valid_and_complete(lang):
     (part,) = [part for part in TOC["parts"] if part["chapters"][0]["file"] == f"book/{lang}/index"]
     assert edition["format"] == TOC["format"] == "jb-book"
     assert edition["root"] == f"book/{lang}/index"
-    files_of = toc_for_language.files_of
+    files_of = toc.files_of
     listed = [edition["root"]] + [file for p in edition.get("parts", []) for file in files_of(p["chapters"])]
-    assert listed == toc_for_language.files_of(part["chapters"])
+    assert listed == toc.files_of(part["chapters"])
 
 
 def test_edition_toc_is_relative_to_the_edition_folder():
-    edition = toc_for_language.edition_toc(SAMPLE, "ko")
+    edition = toc.edition_toc(SAMPLE, "ko")
     assert edition["root"] == "index"
     assert edition["parts"][0]["chapters"] == [{"file": "01_motivation"}, {"file": "02_formula"}]
     assert edition["parts"][1] == {"chapters": [{"file": "glossary"}]}

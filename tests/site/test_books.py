@@ -14,12 +14,14 @@ import tomllib
 import zipfile
 from pathlib import Path
 
-import posenc_book.build as build_site
+import posenc_book.build as build
 import pytest
 from book_files import BOOK, ROOT
 from course_kit import about_box, chapters
 
-LANGS = ("en", "id", "ko")
+from posenc.words import LANGUAGES
+
+LANGS = LANGUAGES  # the editions, named once (posenc.words)
 BUILD = ROOT / "_build"
 # Lines of code, output or math wider than the text by more than this are a fault (5 mm); LaTeX's
 # small excesses of a point or two, in tables and justified lines, are not.
@@ -27,7 +29,7 @@ OVERFULL_LIMIT_PT = 15.0
 
 
 def book(lang: str, book_format: str) -> Path:
-    path = build_site.book_path(BUILD, lang, book_format)
+    path = build.book_path(BUILD, lang, book_format)
     if not path.is_file():
         if os.environ.get("CI") == "true":
             pytest.fail(f"{path} is missing: `make test` builds it (make book), with TeX from .ci/run")
@@ -195,26 +197,26 @@ def test_site_links_the_books_of_each_edition(lang):
 
 
 def test_book_builds_have_their_own_settings():
-    config = build_site.load_yaml("_config.yml")
-    site = build_site.edition_config(config, "ko")
-    pdf = build_site.edition_config(config, "ko", book_format="pdf")["sphinx"]["config"]
-    epub = build_site.edition_config(config, "id", book_format="epub")["sphinx"]["config"]
+    config = build.load_yaml("_config.yml")
+    site = build.edition_config(config, "ko")
+    pdf = build.edition_config(config, "ko", book_format="pdf")["sphinx"]["config"]
+    epub = build.edition_config(config, "id", book_format="epub")["sphinx"]["config"]
     assert site["sphinx"]["config"]["templates_path"] and not pdf["templates_path"]
     assert "\\usepackage[hangul]{kotex}" in pdf["latex_elements"]["preamble"]
     assert pdf["latex_elements"]["polyglossia"] == ""  # kotex sets the Korean words
-    english = build_site.edition_config(config, "en", book_format="pdf")["sphinx"]["config"]["latex_elements"]
+    english = build.edition_config(config, "en", book_format="pdf")["sphinx"]["config"]["latex_elements"]
     assert "polyglossia" not in english and "\\usepackage{kotex}" in english["preamble"]
     assert epub["html_math_renderer"] == "imgmath" and epub["imgmath_image_format"] == "svg"
 
 
 def test_without_tex_the_site_is_built_alone_and_on_ci_it_fails(monkeypatch):
-    monkeypatch.setattr(build_site.shutil, "which", lambda program: None)
+    monkeypatch.setattr(build.shutil, "which", lambda program: None)
     monkeypatch.setenv("CI", "false")
-    assert build_site.default_formats(hidden=False) == ["html"]
+    assert build.default_formats(hidden=False) == ["html"]
     monkeypatch.setenv("CI", "true")
     with pytest.raises(SystemExit, match="xelatex, latexmk, latex, dvisvgm not found"):
-        build_site.default_formats(hidden=False)
-    assert build_site.default_formats(hidden=True) == ["html"]  # the books keep the solutions
+        build.default_formats(hidden=False)
+    assert build.default_formats(hidden=True) == ["html"]  # the books keep the solutions
 
 
 def interactive_figures(lang: str) -> list[tuple[str, str]]:

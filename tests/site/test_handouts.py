@@ -8,9 +8,10 @@ import zipfile
 import posenc_book.handouts.strip as strip
 import pytest
 from book_files import BOOK
+from posenc_book.paths import editions
 from site_helpers import SITE
 
-EDITIONS = strip.config_editions()
+EDITIONS = list(editions())
 
 
 def test_the_built_site_offers_each_editions_zip():

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import nbformat
-import posenc_book.build as build_site
+import posenc_book.build as build
 import posenc_book.handouts.strip as strip
 import pytest
 from book_files import BOOK
@@ -108,9 +108,9 @@ def chapter_parts(path: Path) -> dict[str, set[str]]:
 
 @pytest.fixture(scope="module")
 def hidden_site(tmp_path_factory) -> Path:
-    build = tmp_path_factory.mktemp("hidden")
-    assert build_site.build(["en"], hidden=True, build_dir=build) == 0
-    return build / "html" / "en"
+    folder = tmp_path_factory.mktemp("hidden")
+    assert build.build(["en"], hidden=True, build_dir=folder) == 0
+    return folder / "html" / "en"
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
     python -m posenc_book build [LANG ...] [--solutions hidden] [--formats pdf epub]
                                                  # make book, make pdf, make epub, make edition
     python -m posenc_book execute [NOTEBOOK_OR_FOLDER ...]              # make execute
-    python -m posenc_book handouts --handouts                           # make handouts
+    python -m posenc_book handouts                                      # make handouts
     python -m posenc_book handouts NOTEBOOK_OR_FOLDER --output DIR [--answer-cells]
     python -m posenc_book colab [--check] [NOTEBOOK_OR_FOLDER ...]
     python -m posenc_book toc LANG
@@ -34,12 +34,7 @@ def main(argv: list[str]) -> int:
         return 2
     from importlib import import_module
 
-    module = import_module(COMMANDS[command])
-    if command == "execute":
-        # execute's main takes the paths and returns nothing; the whole book by default.
-        module.main(rest or [str(module.BOOK)])
-        return 0
-    return module.main(rest)
+    return import_module(COMMANDS[command]).main(rest)
 
 
 if __name__ == "__main__":

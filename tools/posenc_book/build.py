@@ -46,7 +46,7 @@ from typing import TextIO
 import yaml
 
 from posenc_book.handouts.strip import build_handouts, zip_name
-from posenc_book.paths import BUILD, ROOT, TEMPLATES
+from posenc_book.paths import BUILD, ROOT, TEMPLATES, editions
 from posenc_book.toc import edition_toc
 from posenc_book.words import message
 
@@ -57,11 +57,6 @@ LANDING_FILES = ["book/index.html", "book/_static/favicon.svg"]
 
 def load_yaml(name: str) -> dict:
     return yaml.safe_load((ROOT / name).read_text(encoding="utf-8"))
-
-
-def editions(config: dict) -> dict[str, dict]:
-    """The editions of _config.yml (``sphinx.config.editions``): language -> its words."""
-    return config["sphinx"]["config"]["editions"]
 
 
 # How each edition is typeset in the PDF: Sphinx's xelatex defaults (FreeSerif, FreeSans and FreeMono
@@ -300,9 +295,9 @@ def check_editions(config: dict, langs: list[str]) -> None:
 
 # What `make book` prints: one line per build as it ends (its name, its seconds, where its output is),
 # a line now and then while builds run, and a summary; each build's own output goes to its log,
-# ``_build/logs/<build>.log``. A copy of the lines goes to ``_build/logs/build_site.txt`` (``TRANSCRIPT``).
+# ``_build/logs/<build>.log``. A copy of the lines goes to ``_build/logs/build.txt`` (``TRANSCRIPT``).
 LOGS = "logs"
-TRANSCRIPT = "build_site.txt"
+TRANSCRIPT = "build.txt"
 TAIL_LINES = 40  # of a failed build's log, leaving out Sphinx's progress ("copying images... [ 50%]")
 PROGRESS_LINE = re.compile(r"\[\s*\d+%\]")
 # Jupyter Book runs Sphinx in its own process, which never turns Sphinx's colours off: the logs lose them.

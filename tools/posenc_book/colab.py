@@ -53,17 +53,33 @@ def apply(notebook, source: str) -> bool:
     if len(tagged) > 1:
         raise ValueError(f"{len(tagged)} code cells are tagged {TAG!r}; there must be at most one")
     if tagged:
-        if tagged[0] is not code[0]:
-            raise ValueError(f"the cell tagged {TAG!r} is not the first code cell")
-        if tagged[0].source == source:
-            return False
-        tagged[0].source = source
-        return True
+        return _rewrite(tagged[0], code[0], source)
+    _insert(notebook, code, _new_cell(notebook, source))
+    return True
+
+
+def _rewrite(cell, first_code, source: str) -> bool:
+    """Give the tagged ``cell``, which must be the first code cell, ``source``; return whether it changed."""
+    if cell is not first_code:
+        raise ValueError(f"the cell tagged {TAG!r} is not the first code cell")
+    if cell.source == source:
+        return False
+    cell.source = source
+    return True
+
+
+def _new_cell(notebook, source: str):
+    """The Colab cell, tagged, with the id ``colab-install`` where the notebook's format has ids."""
     cell = nbformat.v4.new_code_cell(source, metadata={"tags": [TAG]})
     if notebook.nbformat_minor < 5:
         cell.pop("id", None)
     elif all(other.get("id") != "colab-install" for other in notebook.cells):
         cell.id = "colab-install"
+    return cell
+
+
+def _insert(notebook, code: list, cell) -> None:
+    """Put ``cell`` before the first code cell, renumbering the others as a clean run would."""
     counts = [other.execution_count for other in code]
     if code and counts == list(range(1, len(code) + 1)):
         # A clean run numbers the new first cell 1 and every later cell one more than before.
@@ -75,7 +91,6 @@ def apply(notebook, source: str) -> bool:
                     output.execution_count += 1
     first_code = [i for i, other in enumerate(notebook.cells) if code and other is code[0]]
     notebook.cells.insert(first_code[0] if first_code else len(notebook.cells), cell)
-    return True
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -53,11 +53,13 @@ def execute(path: Path) -> None:
     nbformat.write(notebook, path)
 
 
-def main(paths: list[str]) -> None:
-    for path in notebooks(paths):
+def main(paths: list[str] | None = None) -> int:
+    """Execute the notebooks ``paths`` name (files or folders; the whole book by default)."""
+    for path in notebooks(paths or [BOOK]):
         print(f"executing {path}", flush=True)
         execute(path)
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or [str(BOOK)])
+    sys.exit(main(sys.argv[1:]))

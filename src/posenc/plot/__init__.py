@@ -16,7 +16,6 @@ machines without a CJK system font.
 
 from __future__ import annotations
 
-from posenc.plot._style import LANGUAGES
 from posenc.plot.encodings import (
     alibi,
     circle,
@@ -40,7 +39,6 @@ from posenc.plot.sliders import BASES, ROPE_BASES, base_slider, rope_slider, rot
 
 __all__ = [
     "BASES",
-    "LANGUAGES",
     "ROPE_BASES",
     "alibi",
     "base_slider",

@@ -22,7 +22,11 @@ from posenc.words import messages
 __all__ = ["BASES", "ROPE_BASES", "base_slider", "rope_slider", "rotation_slider"]
 
 BASES = (100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000)
+"""The bases a reader can choose on :func:`~posenc.plot.base_slider`."""
+
 ROPE_BASES = (100, 1000, 10000, 100000, 500000, 1000000)
+"""The bases a reader can choose on :func:`~posenc.plot.rope_slider`."""
+
 _GREY, _BLUE, _ORANGE = "#999999", "#1f77b4", "#ff7f0e"
 
 # Below the plot: the x-axis title, then plotly's slider (hidden on the site, whose script puts a

@@ -16,6 +16,8 @@ from posenc.serving.decoder import TinyDecoder
 __all__ = ["POSITION_MODES", "Generation", "greedy_generate"]
 
 POSITION_MODES = ("mask", "cache")
+"""Where :func:`~posenc.serving.greedy_generate` takes each new token's position from: the attention mask
+(``"mask"``, as Hugging Face's ``generate``) or the cache's own count (``"cache"``)."""
 
 
 class Generation(NamedTuple):

@@ -9,7 +9,7 @@ import importlib.util
 import subprocess
 import sys
 
-import posenc_book.build as build_site
+import posenc_book.build as build
 import pytest
 import yaml
 from book_files import ROOT
@@ -20,8 +20,8 @@ EXTENSION = "posenc_book.sphinx.hidden_solutions"
 
 
 def test_hidden_config_sets_sphinx_exercise_option_and_drops_the_launch_buttons():
-    shown = build_site.edition_config(CONFIG, "en")
-    hidden = build_site.edition_config(CONFIG, "en", hidden=True)
+    shown = build.edition_config(CONFIG, "en")
+    hidden = build.edition_config(CONFIG, "en", hidden=True)
     assert "hide_solutions" not in shown["sphinx"]["config"]
     assert EXTENSION not in shown["sphinx"]["extra_extensions"]
     assert shown["launch_buttons"]["colab_url"] and shown["launch_buttons"]["binderhub_url"]

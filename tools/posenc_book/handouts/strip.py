@@ -23,9 +23,9 @@ check cells are tagged ``raises-exception``: a student's unfinished code may fai
 cell runs.
 
     python -m posenc_book handouts book/ko --output handout/ko --answer-cells
-    python -m posenc_book handouts --handouts     # `make handouts`: every edition, and a zip of each
+    python -m posenc_book handouts                # `make handouts`: every edition, and a zip of each
 
-``--handouts`` writes the handouts (with answer cells) of every chapter of every edition into
+Without notebooks, it writes the handouts (with answer cells) of every chapter of every edition into
 ``_build/handouts/<lang>/``, and ``_build/handouts/posenc-handouts-<lang>.zip`` (the same notebooks in a
 folder ``posenc-handouts-<lang>``).
 """
@@ -43,10 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-import yaml
 
 from posenc_book.handouts.checks import CHECKS, WORDS, Check, call, function_source
-from posenc_book.paths import BUILD, ROOT
+from posenc_book.paths import BOOK, BUILD, editions
 
 HANDOUTS = BUILD / "handouts"
 
@@ -264,12 +263,6 @@ def make_handout(notebook, lang: str | None = None, checks: dict[str, Check] = C
     return handout
 
 
-def config_editions() -> list[str]:
-    """The editions that _config.yml names, in its order."""
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    return list(config["sphinx"]["config"]["editions"])
-
-
 def zip_name(lang: str) -> str:
     return f"posenc-handouts-{lang}.zip"
 
@@ -281,13 +274,13 @@ def build_handouts(langs: list[str] | None = None, output: Path = HANDOUTS) -> l
     folder ``posenc-handouts-<lang>``. The zip is the same bytes for the same notebooks (fixed dates).
     """
     zips = []
-    for lang in langs or config_editions():
+    for lang in langs or list(editions()):
         folder = output / lang
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         archive = output / zip_name(lang)
         with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
-            for source in sorted((ROOT / "book" / lang).glob("[0-9][0-9]_*.ipynb")):
+            for source in sorted((BOOK / lang).glob("[0-9][0-9]_*.ipynb")):
                 try:
                     handout = make_handout(nbformat.read(source, as_version=4), lang)
                 except (SolutionMarkerError, ValueError) as error:
@@ -317,27 +310,27 @@ def targets(sources: list[Path], output: Path) -> list[tuple[Path, Path]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sources", nargs="*", type=Path, help="notebooks, or folders of notebooks")
+    parser.add_argument(
+        "sources",
+        nargs="*",
+        type=Path,
+        help="notebooks, or folders of notebooks; none: the handouts of every chapter of every edition, "
+        "and a zip of each, into --output (default _build/handouts)",
+    )
     parser.add_argument("--output", "-o", type=Path, help="folder for the student copies")
     parser.add_argument("--keep-outputs", action="store_true", help="keep the outputs of the kept cells")
     parser.add_argument(
         "--answer-cells", action="store_true", help="answer and check cells after each exercise: a handout"
     )
-    parser.add_argument(
-        "--handouts",
-        action="store_true",
-        help="the handouts of every chapter of every edition, and a zip of each, into --output "
-        "(default _build/handouts)",
-    )
     arguments = parser.parse_args(argv)
-    if arguments.handouts:
-        if arguments.sources:
-            parser.error("--handouts takes no notebooks: it writes every chapter of every edition")
+    if not arguments.sources:
+        if arguments.answer_cells or arguments.keep_outputs:
+            parser.error("the handouts of every edition have answer cells and no outputs: name notebooks")
         for archive in build_handouts(output=arguments.output or HANDOUTS):
             print(f"{archive} ({archive.stat().st_size:,} bytes)")
         return 0
-    if not arguments.sources or arguments.output is None:
-        parser.error("give notebooks or folders and --output, or --handouts")
+    if arguments.output is None:
+        parser.error("give --output, the folder for the copies of the notebooks named")
     if arguments.answer_cells and arguments.keep_outputs:
         parser.error("a handout is for running: --keep-outputs does not go with --answer-cells")
     for source, target in targets(arguments.sources, arguments.output):
