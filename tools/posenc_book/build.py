@@ -232,8 +232,8 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
     if "html_favicon" in settings:
         settings["html_favicon"] = str(ROOT / settings["html_favicon"])
     if book_format != "html":
-        # The site's templates extend its theme; its static files are MathJax and the site's CSS.
-        settings.update(templates_path=[], html_static_path=[], html_css_files=[])
+        # The site's templates extend its theme; its static files are MathJax and the site's CSS and JS.
+        settings.update(templates_path=[], html_static_path=[], html_css_files=[], html_js_files=[])
         settings.pop("html_favicon", None)
         settings.update(book_settings(lang, book_format))
         sphinx["extra_extensions"] = [*sphinx.get("extra_extensions", []), "posenc_book.sphinx.book_formats"]
