@@ -23,10 +23,12 @@ import re
 import pytest
 from site_helpers import MATHJAX_READY_JS, SCREENSHOTS, site_path
 
+from posenc.words import LANGUAGES
+
 pytestmark = pytest.mark.browser
 
 PHONES = {360: 780, 390: 844}
-LANGS = ("en", "id", "ko")
+LANGS = LANGUAGES  # the editions, named once (posenc.words)
 CHAPTERS = [f"book/{lang}/06_rope" for lang in LANGS]
 TABLE_PAGES = [
     f"book/{lang}/{page}"
