@@ -6,7 +6,6 @@ files, table of contents, code, outputs, and the skeleton of every page.
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 from dataclasses import replace
@@ -179,26 +178,6 @@ def test_page_skeletons_match(name):
     skeletons["en"]["references"] = [label for label in references if label not in ENGLISH_ONLY.values()]
     for lang in ("id", "ko"):
         assert skeletons[lang] == skeletons["en"], f"{lang}/{name} differs from en/{name}"
-
-
-def glossary_terms(lang: str) -> set[str]:
-    """Terms keyed by their English name: a translated term ends with '(English term)'."""
-    lines = (BOOK / lang / "glossary.md").read_text(encoding="utf-8").splitlines()
-    terms = set()
-    for term, definition in itertools.pairwise(lines):
-        if definition.startswith(": ") and term.strip():
-            # The English term may end in parentheses itself: "… (multi-head latent attention (MLA))".
-            match = re.search(r"\(((?:[^()]|\([^()]*\))+)\)\s*$", term)
-            # Italics mark foreign words (EYD V): "*KV cache*" and "KV cache" are one term.
-            terms.add((match.group(1) if match and lang != "en" else term.strip()).replace("*", ""))
-    return terms
-
-
-def test_glossaries_define_the_same_terms():
-    english = glossary_terms("en")
-    assert len(english) >= 10
-    for lang in ("id", "ko"):
-        assert glossary_terms(lang) == english, lang
 
 
 def test_labels_carry_their_edition_suffix():
