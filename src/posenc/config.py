@@ -235,7 +235,7 @@ computes its frequencies and attention factor, and the fields of the block it re
 _TRAINED_CONTEXT = ("llama3", "yarn", "longrope")
 
 
-def _load(config) -> dict:
+def read_config(config) -> dict:
     """The configuration as a dict: from a path to config.json (or its folder), a mapping, or an object."""
     if isinstance(config, (str, os.PathLike)):
         path = os.fspath(config)
@@ -389,7 +389,7 @@ def rope_parameters(config, seq_len: int | None = None, *, layer_type: str | Non
         ...
     ValueError: rope_scaling has the field 'beta', which rope_type 'yarn' does not read ...
     """
-    config = _load(config)
+    config = read_config(config)
     if (
         config.get("rope_parameters") is None
         and config.get("rope_scaling") is None

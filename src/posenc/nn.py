@@ -220,6 +220,7 @@ class RotaryEmbedding(nn.Module):
         self.check_positions = bool(check_positions)
         self.frequencies = rope_frequencies(self.rotary_dim, base, frequencies)
         self.attention_factor = check_attention_factor(attention_factor)
+        self._follow = None  # from_config: the state of a dynamic or LongRoPE module, see _follow_length
         # Under `with torch.device("meta")` (how transformers and FSDP build a model before loading it) the
         # tables are empty meta tensors: nothing is computed, and they are built when the module is
         # materialised (to_empty, or the first forward after from_pretrained replaced them).
@@ -256,6 +257,7 @@ class RotaryEmbedding(nn.Module):
             sin = torch.from_numpy(sin).to(device=device, dtype=dtype)
         self.cos, self.sin = cos, sin
         self._built = (id(self.cos), id(self.sin))
+        self._valid_rows = self.max_seq_length  # rows computed with the current frequencies
 
     def _stale(self) -> bool:
         # transformers' from_pretrained replaces non-persistent buffers by torch.empty_like (uninitialised
@@ -363,8 +365,11 @@ class RotaryEmbedding(nn.Module):
         if x.dim() < 2 or x.size(-1) != self.dim:
             raise ValueError(f"x must have shape (..., seq_len, dim={self.dim}), got {tuple(x.shape)}")
         seq_dim = check_seq_dim(seq_dim, x.dim())
-        if not torch.compiler.is_compiling() and self._stale():
-            self.reset_parameters()
+        if not torch.compiler.is_compiling():
+            if self._stale():
+                self.reset_parameters()
+            if self._follow is not None:
+                self._follow_length(self._length(x, offset, positions, seq_dim))
         seq_len = x.size(seq_dim)
         index = self._rows(x, offset, positions, seq_dim)
         if index is None:  # a Python int offset: a slice, no gather
@@ -380,6 +385,157 @@ class RotaryEmbedding(nn.Module):
             rotated = self._rotate(x[..., : self.rotary_dim], cos, sin)
             return torch.cat((rotated, x[..., self.rotary_dim :]), dim=-1)
         return self._rotate(x, cos, sin)
+
+    @classmethod
+    def from_config(
+        cls, config, max_seq_length: int | None = None, *, layer_type: str | None = None, **kwargs
+    ) -> RotaryEmbedding:
+        """The rotary embedding of a checkpoint, from its configuration, as transformers applies it.
+
+        Parameters
+        ----------
+        config : str, os.PathLike, dict or transformers config object
+            As for :func:`posenc.rope_parameters`: a ``config.json``, its dict, or a config object.
+        max_seq_length : int, optional
+            Rows of the tables; default the config's ``max_position_embeddings``.
+        layer_type : str, optional
+            For a config with one RoPE per layer type (Gemma 3), the one to build.
+        **kwargs
+            Other arguments of the constructor: ``check_positions``.
+
+        Returns
+        -------
+        RotaryEmbedding
+            A module with the config's frequencies, ``attention_factor``, ``rotary_dim``, head size
+            (``dim``) and the architecture's ``layout`` (``"half"``, transformers' ``rotate_half``,
+            except GPT-J, CodeGen, Cohere and DeepSeek's interleaved checkpoints).
+
+        Notes
+        -----
+        ``"dynamic"`` and ``"longrope"`` change their frequencies with the length, as transformers'
+        ``dynamic_rope_update`` does, before each eager call, from ``L' = max(position) + 1``:
+
+        - ``"longrope"`` uses the long factors while ``L'`` exceeds ``original_max_position_embeddings``
+          and the short ones otherwise: the same batch gives the same result whatever came before.
+        - ``"dynamic"`` keeps state, as transformers does (book, chapter 9): the frequencies are
+          recomputed for ``L'`` only when ``L'`` is longer than every earlier call's, and go back to the
+          unscaled ones only when ``L' < max_position_embeddings`` after a longer call. So after one long
+          request, a shorter one (still longer than ``max_position_embeddings``) keeps the long
+          request's frequencies; :meth:`reset_length` forgets the history.
+
+        Only the rows up to ``L'`` are recomputed when the frequencies change (in place: the tables keep
+        their identity). Finding ``L'`` reads the positions back to the host (as transformers does);
+        under ``torch.compile`` the frequencies stay those of the last eager call.
+
+        Examples
+        --------
+        >>> from posenc.nn import RotaryEmbedding
+        >>> qwen_yarn = {"hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1e6,
+        ...              "max_position_embeddings": 32768,
+        ...              "rope_scaling": {"type": "yarn", "factor": 4.0,
+        ...                               "original_max_position_embeddings": 32768}}
+        >>> RotaryEmbedding.from_config(qwen_yarn, 4096)
+        RotaryEmbedding(dim=128, max_seq_length=4096, layout='half', attention_factor=1.13863)
+        """
+        # Imported here: the NumPy core module that reads configs (no cycle, no cost otherwise).
+        from posenc.config import read_config, rope_parameters
+
+        config = read_config(config)  # a path or an object read once, kept by a following module
+        read = rope_parameters(config, layer_type=layer_type)
+        if max_seq_length is None:
+            if read.max_position_embeddings is None:
+                raise ValueError("max_seq_length is needed: the config has no max_position_embeddings")
+            max_seq_length = read.max_position_embeddings
+        module = cls(
+            read.head_dim,
+            max_seq_length,
+            layout=read.layout,
+            frequencies=read.frequencies,
+            rotary_dim=read.rotary_dim,
+            attention_factor=read.attention_factor,
+            **kwargs,
+        )
+        if read.rope_type in ("dynamic", "longrope"):
+            module._follow = {
+                "config": config,
+                "layer_type": layer_type,
+                "rope_type": read.rope_type,
+                "original": read.original_max_position_embeddings,
+                "max_positions": read.max_position_embeddings,
+                "initial": read.frequencies,
+                "cached": read.max_position_embeddings,  # transformers' max_seq_len_cached
+                "long": False,
+            }
+        return module
+
+    def reset_length(self) -> None:
+        """Forget the lengths seen by a dynamic module (from :meth:`from_config`): unscaled frequencies.
+
+        Examples
+        --------
+        >>> from posenc.nn import RotaryEmbedding
+        >>> dynamic = {"hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": 16,
+        ...            "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+        >>> rope = RotaryEmbedding.from_config(dynamic, 64)
+        >>> before = rope.frequencies
+        >>> _ = rope(torch.zeros(40, 16))  # 40 > 16 positions: the base grows
+        >>> bool((rope.frequencies < before).any())
+        True
+        >>> rope.reset_length()
+        >>> bool((rope.frequencies == before).all())
+        True
+        """
+        if self._follow is None:
+            return
+        self._follow["cached"], self._follow["long"] = self._follow["max_positions"], False
+        self._set_following(self._follow["initial"])
+
+    def _length(self, x: torch.Tensor, offset, positions, seq_dim: int) -> int:
+        """transformers' ``max(position_ids) + 1`` for this call (a host read for tensors)."""
+        seq_len = x.size(seq_dim)
+        if positions is not None:
+            positions = torch.as_tensor(positions)
+            return int(positions.max()) + 1 if positions.numel() else 0
+        if isinstance(offset, torch.Tensor):
+            return int(offset) + seq_len
+        return int(offset) + seq_len
+
+    def _follow_length(self, length: int) -> None:
+        """transformers' dynamic_rope_update: LongRoPE's short or long factors, dynamic NTK's growth."""
+        from posenc.config import rope_parameters
+
+        state = self._follow
+        if state["rope_type"] == "longrope":
+            long = length > state["original"]
+            if long != state["long"]:
+                state["long"] = long
+                read = rope_parameters(state["config"], length, layer_type=state["layer_type"])
+                self._set_following(read.frequencies)
+        else:
+            cached = state["cached"]
+            if length > cached:  # growth: the frequencies of this length
+                read = rope_parameters(state["config"], length, layer_type=state["layer_type"])
+                self._set_following(read.frequencies)
+                state["cached"] = length
+            if length < state["max_positions"] and cached > state["max_positions"]:  # back to the original
+                self._set_following(state["initial"])
+                state["cached"] = state["max_positions"]
+        self._fill_rows(min(max(length, 0), self.max_seq_length))
+
+    def _set_following(self, frequencies) -> None:
+        self.frequencies = np.asarray(frequencies, dtype=np.float64)
+        self._valid_rows = 0
+
+    def _fill_rows(self, stop: int) -> None:
+        """Recompute rows ``valid ... stop - 1`` of the tables in place, with the current frequencies."""
+        start = self._valid_rows
+        if stop <= start or self.cos.is_meta:
+            return
+        cos, sin = cos_sin_table(stop - start, self.frequencies, offset=start)
+        with torch.no_grad():
+            self.cos[start:stop].copy_(torch.from_numpy(cos * self.attention_factor))
+            self.sin[start:stop].copy_(torch.from_numpy(sin * self.attention_factor))
+        self._valid_rows = stop
 
     def _rows(self, x: torch.Tensor, offset, positions, seq_dim: int):
         """``None`` for a Python int offset (checked), else the table rows to gather, checked."""

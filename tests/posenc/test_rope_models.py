@@ -2,6 +2,7 @@
 from_pretrained, compiled with bad positions, without host reads, on strided and (batch, seq, heads,
 dim) tensors, with an attention factor, and the one ``apply_rope`` for NumPy arrays and torch tensors."""
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 import torch
+from rope_configs import CONFIGS
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import posenc
@@ -249,3 +251,104 @@ def test_apply_rope_on_an_array_does_not_import_torch():
     code += "assert type(out) is numpy.ndarray and 'torch' not in sys.modules, sorted(sys.modules)"
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+# ----------------------------------------------------------------------------- from_config vs transformers
+
+
+def hf_rotary(transformers, config_dict, module_name, class_name):
+    """transformers' rotary module for a config dict, and a function q, position_ids -> rotated q."""
+    import copy
+    import importlib
+
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    config = copy.deepcopy(config_dict)
+    config = transformers.AutoConfig.for_model(config.pop("model_type"), **config)
+    module = importlib.import_module(f"transformers.models.{module_name}.modeling_{module_name}")
+    rotary = getattr(module, class_name)(config)
+
+    def rotate(q, position_ids):
+        cos, sin = rotary(q, position_ids)
+        return apply_rotary_pos_emb(q, q, cos, sin)[0]
+
+    return rotate
+
+
+QWEN_YARN = {
+    "model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4,
+    "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+    "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"},
+}  # fmt: skip
+
+
+def test_from_config_equals_transformers_with_the_attention_factor():
+    transformers = transformers_or_skip()
+    hf = hf_rotary(transformers, QWEN_YARN, "qwen2", "Qwen2RotaryEmbedding")
+    rope = RotaryEmbedding.from_config(QWEN_YARN, 2048)
+    assert (rope.dim, rope.layout, round(rope.attention_factor, 6)) == (128, "half", 1.138629)
+    q = inputs((2, 2, 9, 128), seed=5)
+    position_ids = torch.tensor(
+        [[0, 1, 2, 3, 4, 5, 6, 7, 8], [1000, 1001, 1002, 1003, 1004, 1005, 1006, 2040, 2047]]
+    )
+    # transformers' float32 angles drift by about 1e-4 at position 2000 (posenc's tables are float64-exact).
+    torch.testing.assert_close(rope(q, positions=position_ids), hf(q, position_ids), rtol=0, atol=3e-4)
+
+
+def test_from_config_longrope_switches_factors_as_transformers():
+    transformers = transformers_or_skip()
+    phi3 = CONFIGS["Phi-3-mini-128k"]
+    hf = hf_rotary(transformers, phi3, "phi3", "Phi3RotaryEmbedding")
+    rope = RotaryEmbedding.from_config(phi3, 8192)
+    assert (rope.dim, rope.rotary_dim, rope.layout) == (96, 96, "half")
+    q = inputs((1, 2, 4, 96), seed=6)
+    # short, long (max position 4099 > 4096), short again: the factors follow each call's length.
+    for start in (0, 4096, 0, 4092, 4093):
+        position_ids = torch.arange(start, start + 4)[None]
+        ours, theirs = rope(q, positions=position_ids), hf(q, position_ids)
+        # transformers' float32 angles near position 4099 are off by about 2.5e-4 rad (x |q| ~ 3, x 1.19).
+        torch.testing.assert_close(ours, theirs, rtol=0, atol=3e-3)
+        other = (posenc.rope_parameters(phi3, 1).frequencies, posenc.rope_parameters(phi3, 8192).frequencies)
+        expected = other[1] if start + 4 > 4096 else other[0]
+        np.testing.assert_array_equal(rope.frequencies, expected)
+
+
+def test_from_config_dynamic_keeps_transformers_state():
+    """tech.md P3: after a long call, a shorter one above max_position_embeddings keeps its frequencies."""
+    transformers = transformers_or_skip()
+    dynamic = {
+        "model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "max_position_embeddings": 16,
+        "rope_theta": 10000.0, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
+    }  # fmt: skip
+    hf = hf_rotary(transformers, dynamic, "llama", "LlamaRotaryEmbedding")
+    rope = RotaryEmbedding.from_config(dynamic, 64)
+    fresh = posenc.rope_parameters(dynamic).frequencies
+    history = []
+    for length in (10, 40, 20, 10, 20):  # grow to 40; 20 keeps 40's; 10 < 16 resets; 20 grows again
+        q = inputs((1, 2, length, 16), seed=length)
+        position_ids = torch.arange(length)[None]
+        torch.testing.assert_close(rope(q, positions=position_ids), hf(q, position_ids), rtol=0, atol=2e-6)
+        history.append(rope.frequencies.copy())
+    for_40, for_20 = (posenc.rope_parameters(dynamic, n).frequencies for n in (40, 20))
+    np.testing.assert_array_equal(history[0], fresh)
+    np.testing.assert_array_equal(history[1], for_40)
+    np.testing.assert_array_equal(history[2], for_40)  # the state: not for_20
+    np.testing.assert_array_equal(history[3], fresh)
+    np.testing.assert_array_equal(history[4], for_20)
+    rope.reset_length()
+    np.testing.assert_array_equal(rope.frequencies, fresh)
+    # The rows recomputed for a length are those a fresh module with these frequencies has.
+    rope(inputs((1, 2, 40, 16)))
+    full = RotaryEmbedding(16, 64, layout="half", frequencies=for_40)
+    torch.testing.assert_close(rope.cos[:40], full.cos[:40], rtol=0, atol=0)
+
+
+def test_from_config_layer_types_and_a_path(tmp_path):
+    gemma = CONFIGS["Gemma-3-4b"]
+    local = RotaryEmbedding.from_config(gemma, 32, layer_type="sliding_attention")
+    np.testing.assert_array_equal(local.frequencies, posenc.rope_frequencies(256, 10000.0))
+    (tmp_path / "config.json").write_text(json.dumps(gemma), encoding="utf-8")
+    global_ = RotaryEmbedding.from_config(tmp_path, layer_type="full_attention", check_positions=False)
+    assert global_.max_seq_length == 131072 // 1 or global_.max_seq_length == gemma["max_position_embeddings"]
+    np.testing.assert_allclose(global_.frequencies, posenc.rope_frequencies(256, 1e6) / 8, rtol=1e-15)
+    assert global_.check_positions is False
