@@ -1,6 +1,6 @@
 """Read a checkpoint's RoPE from its configuration, as Hugging Face transformers does.
 
-:func:`rope_parameters` takes a ``config.json`` (a path, the dict it holds, or a transformers config
+:func:`posenc.rope_parameters` takes a ``config.json`` (a path, the dict it holds, or a transformers config
 object) and returns the frequencies and the attention factor that transformers' ``ROPE_INIT_FUNCTIONS``
 compute for it, in float64, with the rotary dimension and the pairing of the architecture. It reads
 the field names of transformers 5 (``rope_parameters``) and the older ones (``rope_theta`` and
@@ -8,7 +8,7 @@ the field names of transformers 5 (``rope_parameters``) and the older ones (``ro
 ``original_max_position_embeddings`` (Phi-3) wins over the one in the block, which defaults to
 ``max_position_embeddings``.
 
-One function per ``rope_type`` sits behind one registry, :data:`ROPE_TYPES`, as in
+One function per ``rope_type`` sits behind one registry, :data:`posenc.config.ROPE_TYPES`, as in
 ``transformers.modeling_rope_utils``; each lists the fields it reads, and a field that none of them
 reads is an error that names it (a field silently left out is how a hand-written mapping goes wrong:
 without gpt-oss's ``truncate: false`` its frequencies are off by up to 76 %).
@@ -41,7 +41,7 @@ _COMMON_FIELDS = {"rope_type", "type", "rope_theta", "partial_rotary_factor"}
 
 
 class RopeParameters(NamedTuple):
-    """What :func:`rope_parameters` reads from a configuration.
+    """What :func:`posenc.rope_parameters` reads from a configuration.
 
     Examples
     --------
@@ -63,7 +63,7 @@ class RopeParameters(NamedTuple):
     partial_rotary_factor: float
     """The rotated fraction of a head, 1.0 when the config has none."""
     rope_type: str
-    """One of :data:`ROPE_TYPES`."""
+    """One of :data:`posenc.config.ROPE_TYPES`."""
     layout: str
     """``"half"`` or ``"interleaved"``: how the architecture pairs the features."""
     max_position_embeddings: int | None
@@ -340,7 +340,7 @@ def rope_parameters(config, seq_len: int | None = None, *, layer_type: str | Non
     - ``rope_parameters`` (or, before transformers 5, ``rope_scaling``): ``rope_type`` (or ``type``;
       default ``"default"``), ``rope_theta`` (or the top-level ``rope_theta``, default 10000),
       ``partial_rotary_factor`` (or the top-level one, or GPT-NeoX's ``rotary_pct``; default 1), and
-      the fields of :data:`ROPE_TYPES`;
+      the fields of :data:`posenc.config.ROPE_TYPES`;
     - ``head_dim``, else ``hidden_size // num_attention_heads``; DeepSeek's ``qk_rope_head_dim`` first;
     - ``original_max_position_embeddings`` of ``llama3``, ``yarn``, ``longrope``: the top-level one if
       the config has it (Phi-3), else the block's, else ``max_position_embeddings``;

@@ -135,8 +135,12 @@ class RotaryEmbedding(nn.Module):
     base : float, default 10000.0
         Finite number > 0; ``theta_i = base ** (-2 i / rotary_dim)``.
     layout : {"interleaved", "half"}, default "interleaved"
-        Pairs ``(2i, 2i + 1)`` (RoFormer) or ``(i, i + rotary_dim/2)``
-        (GPT-NeoX, Llama: Hugging Face's ``rotate_half``).
+        Pairs ``(2i, 2i + 1)`` (RoFormer, GPT-J, Meta's ``freqs_cis``) or
+        ``(i, i + rotary_dim/2)`` (GPT-NeoX and every Llama-family checkpoint
+        of transformers: its ``rotate_half``). **A Llama, Qwen, Mistral, Gemma
+        or Phi checkpoint needs "half"**: the default gives a wrong result
+        (off by about 5.7 on Llama 3.1's q), without an error.
+        :meth:`from_config` takes the architecture's layout.
     frequencies : array_like, optional
         ``rotary_dim // 2`` finite frequencies > 0 to use instead of ``base``,
         e.g. from :func:`posenc.scaled_frequencies`.
@@ -145,6 +149,18 @@ class RotaryEmbedding(nn.Module):
         ``<= dim``) and pass the rest through, as GPT-NeoX (``rotary_pct``)
         and Hugging Face's ``partial_rotary_factor`` do; the frequencies are
         those of a head of size ``rotary_dim``. Default: ``dim``.
+    attention_factor : float, default 1.0
+        Multiplies the cos and sin tables, as transformers'
+        ``attention_scaling``: YaRN's ``0.1 ln(s) + 1`` (Qwen2.5-YaRN: 1.1386)
+        and LongRoPE's factor (Phi-3-mini-128k: 1.1902), see
+        :func:`posenc.rope_parameters`. The attention logits get its square.
+    check_positions : bool, default True
+        Check ``positions`` and tensor ``offset`` against the tables. In eager
+        mode that reads their minimum and maximum back to the host in one
+        transfer (a synchronisation per call on a GPU); ``False`` skips it for
+        callers who validate positions themselves (an out-of-table position
+        then is ``embedding``'s IndexError on the CPU, a device-side assert on
+        CUDA). It can be changed on the module.
 
     Notes
     -----
@@ -169,6 +185,23 @@ class RotaryEmbedding(nn.Module):
     largest error against a float64 rotation of the same input is about
     1.5e-2, half a bfloat16 step of the largest entries, against 2.6e-2 when
     the tables themselves are bfloat16 (``tests/posenc/test_nn.py`` measures it).
+
+    **Where models live.** Built under ``with torch.device("meta")`` (as
+    transformers' ``from_pretrained`` and FSDP build a model), the tables are
+    empty meta tensors; ``to_empty`` computes them, and so does the first call
+    after ``from_pretrained`` has replaced them by ``torch.empty_like``
+    (:meth:`reset_parameters` does it by hand). Under ``torch.compile``, a
+    position outside the tables is clamped in the gather (an out-of-bounds
+    gather would abort the process) and ``torch._assert_async`` raises a
+    RuntimeError that names it (on CUDA: a device-side assert).
+
+    **Against transformers.** Its cos and sin come from float32 angles
+    ``p * theta_i``: for Llama 3.1 they are off from the exact rotation by up
+    to 2.8e-4 below position 4,096 and 9.3e-3 below 131,072, where these
+    tables are off by 3e-8 (``tests/posenc/test_rope_models.py``). A parity
+    test against transformers at long positions needs a tolerance of about
+    1e-2 (times the size of q); a kernel test against this module can be
+    tight.
 
     Examples
     --------

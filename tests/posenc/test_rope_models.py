@@ -352,3 +352,33 @@ def test_from_config_layer_types_and_a_path(tmp_path):
     assert global_.max_seq_length == 131072 // 1 or global_.max_seq_length == gemma["max_position_embeddings"]
     np.testing.assert_allclose(global_.frequencies, posenc.rope_frequencies(256, 1e6) / 8, rtol=1e-15)
     assert global_.check_positions is False
+
+
+def test_how_far_transformers_float32_tables_drift_at_131072_positions():
+    """The figure book/en/api.md quotes: Llama 3.1's cos and sin from transformers (float32 angles) against
+    the exact rotation, and posenc's tables (float64 angle addition, rounded once)."""
+    transformers = transformers_or_skip()
+    import copy
+
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    config = copy.deepcopy(CONFIGS["Llama-3.1-8B"])
+    config.pop("model_type")
+    hf = LlamaRotaryEmbedding(transformers.LlamaConfig(**config))
+    positions = torch.arange(0, 131072, 7)
+    cos, sin = hf(torch.zeros(1, 1, 1, 128), positions[None])
+    ours = RotaryEmbedding.from_config(CONFIGS["Llama-3.1-8B"], 131072)
+    exact = np.multiply.outer(positions.numpy().astype(np.float64), ours.frequencies)
+    drift = {
+        "transformers": max(
+            np.abs(cos[0, :, :64].double().numpy() - np.cos(exact)).max(),
+            np.abs(sin[0, :, :64].double().numpy() - np.sin(exact)).max(),
+        ),
+        "posenc": max(
+            np.abs(ours.cos[positions].double().numpy() - np.cos(exact)).max(),
+            np.abs(ours.sin[positions].double().numpy() - np.sin(exact)).max(),
+        ),
+    }
+    print(f"\nLlama 3.1, positions < 131072: largest error of a cos or sin entry {drift}")
+    assert 5e-3 < drift["transformers"] < 2e-2
+    assert drift["posenc"] < 6e-8  # half a float32 step at 1
