@@ -300,6 +300,64 @@ def _first(config: dict, *names):
     return None
 
 
+def _text_config(config: dict) -> dict:
+    """A multimodal config's ``text_config`` when the top level has no RoPE fields, else ``config``."""
+    has_rope = any(config.get(name) is not None for name in ("rope_parameters", "rope_scaling", "rope_theta"))
+    text = config.get("text_config")
+    return dict(text) if not has_rope and isinstance(text, Mapping) else config
+
+
+def _rope_type(block: dict, where: str):
+    """The block's rope_type (set into it) and its function; an unknown type or field is an error."""
+    rope_type = block.get("rope_type", block.get("type", "default"))
+    if rope_type not in ROPE_TYPES:
+        raise ValueError(f"{where}['rope_type'] must be one of {tuple(ROPE_TYPES)}, got {rope_type!r}")
+    block["rope_type"] = rope_type
+    function, fields = ROPE_TYPES[rope_type]
+    unknown = sorted(set(block) - fields - _COMMON_FIELDS)
+    if unknown:
+        raise ValueError(
+            f"{where} has the field {unknown[0]!r}, which rope_type {rope_type!r} does not read "
+            f"(it reads {sorted(fields | _COMMON_FIELDS)}); a misspelt or unsupported field would be ignored"
+        )
+    return rope_type, function
+
+
+def _dimensions(config: dict, block: dict) -> tuple[int, float, int]:
+    """``head_dim``, ``partial_rotary_factor`` and ``rotary_dim``, as transformers reads them."""
+    partial = _first(block, "partial_rotary_factor")
+    if partial is None:
+        partial = _first(config, "partial_rotary_factor", "rotary_pct")
+    partial = check_real("partial_rotary_factor", 1.0 if partial is None else partial)
+    if not 0 < partial <= 1:
+        raise ValueError(f"partial_rotary_factor must be in (0, 1], got {partial}")
+    head_dim = _first(config, "qk_rope_head_dim", "head_dim")
+    if head_dim is None:
+        if config.get("hidden_size") is None or config.get("num_attention_heads") is None:
+            raise ValueError("config needs head_dim, or hidden_size and num_attention_heads")
+        head_dim = check_int("hidden_size", config["hidden_size"], minimum=1) // check_int(
+            "num_attention_heads", config["num_attention_heads"], minimum=1
+        )
+    head_dim = check_int("head_dim", head_dim, minimum=1)
+    rotary_dim = check_dim("rotary_dim (int(head_dim * partial_rotary_factor))", int(head_dim * partial))
+    return head_dim, partial, rotary_dim
+
+
+def _trained_context(config: dict, block: dict, rope_type: str, max_positions) -> int | None:
+    """``original_max_position_embeddings`` for llama3, yarn and longrope (standardize_rope_params)."""
+    if rope_type not in _TRAINED_CONTEXT:
+        return None
+    # The top level wins (Phi-3 keeps it there), then the block, then max_position_embeddings.
+    original = _first(config, "original_max_position_embeddings")
+    if original is None:
+        original = _first(block, "original_max_position_embeddings")
+    if original is None:
+        original = max_positions
+    if original is None:
+        raise ValueError(f"rope_type {rope_type!r} needs original_max_position_embeddings")
+    return check_int("original_max_position_embeddings", original, minimum=2)
+
+
 def rope_parameters(config, seq_len: int | None = None, *, layer_type: str | None = None) -> RopeParameters:
     """The RoPE of a checkpoint, read from its configuration as transformers reads it.
 
@@ -389,69 +447,24 @@ def rope_parameters(config, seq_len: int | None = None, *, layer_type: str | Non
         ...
     ValueError: rope_scaling has the field 'beta', which rope_type 'yarn' does not read ...
     """
-    config = read_config(config)
-    if (
-        config.get("rope_parameters") is None
-        and config.get("rope_scaling") is None
-        and "rope_theta" not in config
-    ):
-        text = config.get("text_config")
-        if isinstance(text, Mapping):
-            config = dict(text)
+    config = _text_config(read_config(config))
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, minimum=1)
     block, where = _block(config, layer_type)
-    rope_type = block.get("rope_type", block.get("type", "default"))
-    if rope_type not in ROPE_TYPES:
-        raise ValueError(f"{where}['rope_type'] must be one of {tuple(ROPE_TYPES)}, got {rope_type!r}")
-    block["rope_type"] = rope_type
-    function, fields = ROPE_TYPES[rope_type]
-    unknown = sorted(set(block) - fields - _COMMON_FIELDS)
-    if unknown:
-        raise ValueError(
-            f"{where} has the field {unknown[0]!r}, which rope_type {rope_type!r} does not read "
-            f"(it reads {sorted(fields | _COMMON_FIELDS)}); a misspelt or unsupported field would be ignored"
-        )
-
+    rope_type, function = _rope_type(block, where)
     base = _first(block, "rope_theta")
     if base is None:
         base = _first(config, "rope_theta", "rotary_emb_base")
     base = check_real(f"{where}['rope_theta']", 10000.0 if base is None else base)
-    partial = _first(block, "partial_rotary_factor")
-    if partial is None:
-        partial = _first(config, "partial_rotary_factor", "rotary_pct")
-    partial = check_real("partial_rotary_factor", 1.0 if partial is None else partial)
-    if not 0 < partial <= 1:
-        raise ValueError(f"partial_rotary_factor must be in (0, 1], got {partial}")
-    head_dim = _first(config, "qk_rope_head_dim", "head_dim")
-    if head_dim is None:
-        if config.get("hidden_size") is None or config.get("num_attention_heads") is None:
-            raise ValueError("config needs head_dim, or hidden_size and num_attention_heads")
-        head_dim = check_int("hidden_size", config["hidden_size"], minimum=1) // check_int(
-            "num_attention_heads", config["num_attention_heads"], minimum=1
-        )
-    head_dim = check_int("head_dim", head_dim, minimum=1)
-    rotary_dim = check_dim("rotary_dim (int(head_dim * partial_rotary_factor))", int(head_dim * partial))
-
+    head_dim, partial, rotary_dim = _dimensions(config, block)
     max_positions = config.get("max_position_embeddings")
     if max_positions is not None:
         max_positions = check_int("max_position_embeddings", max_positions, minimum=1)
-    original = None
-    if rope_type in _TRAINED_CONTEXT:
-        original = _first(config, "original_max_position_embeddings")
-        if original is None:
-            original = _first(block, "original_max_position_embeddings")
-        if original is None:
-            original = max_positions
-        if original is None:
-            raise ValueError(f"rope_type {rope_type!r} needs original_max_position_embeddings")
-        original = check_int("original_max_position_embeddings", original, minimum=2)
-
+    original = _trained_context(config, block, rope_type, max_positions)
     frequencies, attention = function(
         _Block(block, rotary_dim, base, max_positions, original, where), seq_len
     )
-    model_type = config.get("model_type")
-    interleaved = model_type in _INTERLEAVED and config.get("rope_interleave", True)
+    interleaved = config.get("model_type") in _INTERLEAVED and config.get("rope_interleave", True)
     return RopeParameters(
         frequencies=np.asarray(frequencies, dtype=np.float64),
         attention_factor=float(attention),
