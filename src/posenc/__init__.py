@@ -4,6 +4,7 @@
 :mod:`posenc.nn` and :mod:`posenc.serving`, the figures in :mod:`posenc.plot`.
 """
 
+from posenc.config import RopeParameters, rope_parameters
 from posenc.encoding import cos_sin_table, frequencies, sinusoidal_encoding
 from posenc.positions import (
     load_balanced_positions,
@@ -17,6 +18,7 @@ from posenc.rotation import rotation_matrix
 from posenc.scaling import longrope_attention_factor, scaled_frequencies, yarn_attention_factor
 
 __all__ = [
+    "RopeParameters",
     "alibi_bias",
     "alibi_slopes",
     "apply_rope",
@@ -29,6 +31,7 @@ __all__ = [
     "positions_from_mask",
     "rope_decay_bound",
     "rope_frequencies",
+    "rope_parameters",
     "rotation_matrix",
     "scaled_frequencies",
     "sinusoidal_encoding",

@@ -8,13 +8,23 @@ Pair ``i`` of a query or key vector at position ``p`` is turned by the angle
 
 from __future__ import annotations
 
+import importlib
+import numbers
+import sys
+
 import numpy as np
 
-from posenc._checks import check_base, check_int
+from posenc._checks import check_base, check_int, check_real
 from posenc.encoding import _angle_addition, _check_frequency_array, cos_sin_table
 from posenc.encoding import frequencies as _base_frequencies
 
-__all__ = ["LAYOUTS", "apply_rope", "check_positions_shape", "rope_decay_bound", "rope_frequencies"]
+__all__ = [
+    "LAYOUTS",
+    "apply_rope",
+    "check_positions_shape",
+    "rope_decay_bound",
+    "rope_frequencies",
+]
 
 LAYOUTS = ("interleaved", "half")
 """The pairings of a vector's components, the values of every ``layout`` argument: ``"interleaved"``
@@ -46,18 +56,21 @@ def check_rotary_dim(rotary_dim, dim: int) -> int:
     return rotary_dim
 
 
-def check_positions_shape(shape: tuple, x_shape: tuple) -> None:
+def check_positions_shape(shape: tuple, x_shape: tuple, seq_dim: int = -2) -> None:
     """Check that positions of ``shape`` fit ``x`` of ``x_shape``: ``(seq_len,)`` or ``(batch, seq_len)``.
 
-    Two-dimensional positions follow Hugging Face's ``position_ids``: one row per sequence of the batch,
-    for ``x`` of shape ``(batch, heads, seq_len, dim)``.
+    Two-dimensional positions follow Hugging Face's ``position_ids``: one row per sequence of the batch
+    (or one row, ``(1, seq_len)``, for every sequence), for ``x`` whose first axis is the batch.
 
     Parameters
     ----------
     shape : tuple of int
         The shape of the positions.
     x_shape : tuple of int
-        The shape of the queries or keys, ``(..., seq_len, dim)``.
+        The shape of the queries or keys, ``(..., seq_len, dim)`` with the sequence on axis ``seq_dim``.
+    seq_dim : int, default -2
+        The axis of ``x`` that holds the sequence: -2 for ``(batch, heads, seq_len, dim)``, 1 (or -3)
+        for ``(batch, seq_len, heads, dim)``.
 
     Raises
     ------
@@ -69,28 +82,57 @@ def check_positions_shape(shape: tuple, x_shape: tuple) -> None:
     >>> from posenc.rope import check_positions_shape
     >>> check_positions_shape((5,), (4, 5, 8))  # one position per row: fits, returns None
     >>> check_positions_shape((2, 5), (2, 4, 5, 8))  # one row of positions per sequence of the batch
+    >>> check_positions_shape((2, 5), (2, 5, 4, 8), seq_dim=1)  # (batch, seq_len, heads, dim)
     >>> check_positions_shape((4,), (2, 4, 5, 8))
     Traceback (most recent call last):
         ...
     ValueError: positions must have shape (seq_len,) = (5,), ... got positions of shape (4,) ...
     """
-    seq_len = x_shape[-2]
+    seq_dim = check_seq_dim(seq_dim, len(x_shape))
+    seq_len = x_shape[seq_dim]
     if len(shape) == 1 and shape[0] == seq_len:
         return
-    if len(shape) == 2 and len(x_shape) == 4 and tuple(shape) == (x_shape[0], seq_len):
+    if len(shape) == 2 and seq_dim > 0 and shape[0] in (1, x_shape[0]) and shape[1] == seq_len:
         return
+    layout = (
+        "(batch, heads, seq_len, dim)" if seq_dim == len(x_shape) - 2 else f"seq_dim={seq_dim - len(x_shape)}"
+    )
     raise ValueError(
-        f"positions must have shape (seq_len,) = ({seq_len},), or (batch, seq_len) for x of shape "
-        f"(batch, heads, seq_len, dim); got positions of shape {tuple(shape)} for x of shape {tuple(x_shape)}"
+        f"positions must have shape (seq_len,) = ({seq_len},), or (batch, seq_len) or (1, seq_len) for x of "
+        f"shape {layout} whose first axis is the batch; got positions of shape {tuple(shape)} for x of "
+        f"shape {tuple(x_shape)}"
     )
 
 
-def _check_positions(positions, x_shape: tuple) -> np.ndarray:
+def check_seq_dim(seq_dim, ndim: int) -> int:
+    """Return ``seq_dim`` as a non-negative axis of an ``ndim``-dimensional ``x``, before its last axis."""
+    if isinstance(seq_dim, bool) or not isinstance(seq_dim, numbers.Integral):
+        raise TypeError(f"seq_dim must be an integer (an axis of x), got {seq_dim!r}")
+    seq_dim = int(seq_dim)
+    if not (-ndim <= seq_dim <= -2 or 0 <= seq_dim <= ndim - 2):
+        raise ValueError(
+            f"seq_dim must name an axis of x before its last (the features), in -{ndim} ... -2 or "
+            f"0 ... {ndim - 2} for x with {ndim} axes; got {seq_dim}"
+        )
+    return seq_dim % ndim
+
+
+def rows_shape(positions_ndim: int, x_ndim: int, seq_dim: int, seq_len: int, pairs: int, batch: int) -> tuple:
+    """The shape that makes the per-row ``(seq_len, pairs)`` or ``(batch, seq_len, pairs)`` tables broadcast
+    against ``x`` with its sequence on axis ``seq_dim`` (non-negative): ones on every other axis."""
+    shape = [1] * x_ndim
+    shape[seq_dim], shape[-1] = seq_len, pairs
+    if positions_ndim == 2:
+        shape[0] = batch
+    return tuple(shape)
+
+
+def check_position_array(positions, x_shape: tuple, seq_dim: int = -2) -> np.ndarray:
     """Return ``positions`` as an int64 array of integers >= 0 that fits ``x``."""
     array = np.asarray(positions)
     if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
         raise TypeError(f"positions must be an array of integers, got dtype {array.dtype}")
-    check_positions_shape(array.shape, x_shape)
+    check_positions_shape(array.shape, x_shape, seq_dim)
     if array.size and array.min() < 0:
         raise ValueError(f"positions must be >= 0, got minimum {array.min()}")
     if array.size and array.dtype == np.uint64 and array.max() > np.iinfo(np.int64).max:
@@ -98,7 +140,7 @@ def _check_positions(positions, x_shape: tuple) -> np.ndarray:
     return array.astype(np.int64, copy=False)
 
 
-def _rotation_at(positions: np.ndarray, theta: np.ndarray, complex_dtype) -> np.ndarray:
+def _rotation_at(positions: np.ndarray, theta: np.ndarray, complex_dtype, scale: float = 1.0) -> np.ndarray:
     """``exp(1j * p * theta)`` for every position ``p``, shape ``positions.shape + theta.shape``.
 
     Each distinct position is evaluated once, in float64 (the angle ``p * theta_i`` rounded once, then
@@ -106,7 +148,8 @@ def _rotation_at(positions: np.ndarray, theta: np.ndarray, complex_dtype) -> np.
     :func:`posenc.cos_sin_table`, and a padded or packed batch repeats few positions.
     """
     unique, inverse = np.unique(positions, return_inverse=True)
-    table = np.exp(1j * np.multiply.outer(unique.astype(np.float64), theta)).astype(complex_dtype)
+    table = np.exp(1j * np.multiply.outer(unique.astype(np.float64), theta))
+    table = (table * scale if scale != 1 else table).astype(complex_dtype)
     return table[inverse.reshape(positions.shape)]
 
 
@@ -155,7 +198,9 @@ def apply_rope(
     layout: str = "interleaved",
     frequencies=None,
     rotary_dim: int | None = None,
-) -> np.ndarray:
+    seq_dim: int = -2,
+    attention_factor: float = 1.0,
+):
     """Rotate every pair of dimensions of ``x`` by its position's angle.
 
     Parameters
@@ -193,11 +238,21 @@ def apply_rope(
         are then those of a head of size ``rotary_dim``,
         ``base ** (-2 i / rotary_dim)``, and the layout applies within the
         rotated part. Default: all ``dim`` features.
+    seq_dim : int, default -2
+        The axis of ``x`` that holds the sequence: -2 for ``(batch, heads,
+        seq_len, dim)``, 1 for ``(batch, seq_len, heads, dim)`` (flash-attn,
+        torchtune; Hugging Face's ``unsqueeze_dim=2``). Two-dimensional
+        ``positions`` then need the batch on axis 0.
+    attention_factor : float, default 1.0
+        Multiplies the result (Hugging Face multiplies the cos and sin tables
+        by it): YaRN's and LongRoPE's scale, see :func:`posenc.rope_parameters`.
 
     Returns
     -------
-    numpy.ndarray
-        New array of ``x``'s shape and dtype. For pair ``(a, b)`` at position
+    numpy.ndarray or torch.Tensor
+        New array of ``x``'s shape and dtype; for a ``torch.Tensor`` ``x``, a
+        tensor of its dtype, on its device, that gradients flow through
+        (:func:`posenc.nn.apply_rope`: torch is imported only then). For pair ``(a, b)`` at position
         ``p``: ``a' = a cos(p theta_i) - b sin(p theta_i)`` and
         ``b' = a sin(p theta_i) + b cos(p theta_i)``.
 
@@ -238,35 +293,72 @@ def apply_rope(
     array([[0.        , 0.        , 0.        , 0.        ],
            [0.54030231, 0.84147098, 5.        , 6.        ]])
     """
+    torch = sys.modules.get("torch")  # a torch tensor means torch is loaded: no import here
+    if torch is not None and isinstance(x, torch.Tensor):
+        # The torch layer, above this module, computes it (.importlinter: the core never imports it).
+        functional = importlib.import_module("posenc.nn")
+        return functional.apply_rope(
+            x,
+            offset=offset,
+            positions=positions,
+            base=base,
+            layout=layout,
+            frequencies=frequencies,
+            rotary_dim=rotary_dim,
+            seq_dim=seq_dim,
+            attention_factor=attention_factor,
+        )
     x = np.asarray(x)
     if not np.issubdtype(x.dtype, np.floating):
         raise TypeError(f"x must be a floating-point array, got dtype {x.dtype}")
     if x.ndim < 2:
         raise ValueError(f"x must have shape (..., seq_len, dim), got shape {x.shape}")
-    seq_len, dim = x.shape[-2:]
+    dim = x.shape[-1]
     check_dim("x.shape[-1] (dim)", dim)
+    seq_dim = check_seq_dim(seq_dim, x.ndim)
+    seq_len = x.shape[seq_dim]
     offset = check_int("offset", offset)
     layout = check_layout(layout)
     rotary_dim = check_rotary_dim(rotary_dim, dim)
     theta = rope_frequencies(rotary_dim, base, frequencies)
+    attention_factor = check_attention_factor(attention_factor)
     if positions is not None:
         if offset != 0:
             raise ValueError(f"give offset or positions, not both: got offset={offset} and positions")
-        positions = _check_positions(positions, x.shape)
+        positions = check_position_array(positions, x.shape, seq_dim)
 
     # float16 has no complex partner: work in complex64 and round at the end.
     complex_dtype = np.result_type(x.dtype, np.complex64)
-    if positions is None:
-        rotation = np.empty((seq_len, theta.size), complex_dtype)
-        _angle_addition(theta, offset=offset, sinusoid=False, out=rotation)
-    else:
-        rotation = _rotation_at(positions, theta, complex_dtype)
-        if positions.ndim == 2:
-            rotation = rotation[:, np.newaxis]  # (batch, 1, seq_len, pairs): the same for every head
+    rotation = rotation_table(theta, seq_len, offset, positions, complex_dtype, attention_factor)
+    rotation = rotation.reshape(
+        rows_shape(rotation.ndim - 1, x.ndim, seq_dim, seq_len, theta.size, len(rotation))
+    )
     if rotary_dim < dim:
         rotated = _rotate(x[..., :rotary_dim], rotation, layout, complex_dtype)
         return np.concatenate((rotated, x[..., rotary_dim:].astype(x.dtype, copy=False)), axis=-1)
     return _rotate(x, rotation, layout, complex_dtype)
+
+
+def rotation_table(theta, seq_len: int, offset: int, positions, complex_dtype, attention_factor: float = 1.0):
+    """``attention_factor * exp(1j p theta_i)`` for the rows' positions: ``(seq_len, pairs)`` for
+    ``offset + t``, else ``positions.shape + (pairs,)``, computed in float64, rounded once."""
+    if positions is None:
+        if attention_factor == 1:
+            rotation = np.empty((seq_len, theta.size), complex_dtype)
+            _angle_addition(theta, offset=offset, sinusoid=False, out=rotation)
+            return rotation
+        rotation = np.empty((seq_len, theta.size), np.complex128)
+        _angle_addition(theta, offset=offset, sinusoid=False, out=rotation)
+        return (rotation * attention_factor).astype(complex_dtype)
+    return _rotation_at(positions, theta, complex_dtype, attention_factor)
+
+
+def check_attention_factor(value) -> float:
+    """Return ``value`` as a float if it is a finite number > 0."""
+    value = check_real("attention_factor", value)
+    if value <= 0:
+        raise ValueError(f"attention_factor must be > 0 (it multiplies the cos and sin tables), got {value}")
+    return value
 
 
 def _rotate(x: np.ndarray, rotation: np.ndarray, layout: str, complex_dtype) -> np.ndarray:

@@ -374,10 +374,21 @@ def test_bad_positions_name_the_argument(kwargs, error, words):
         RotaryEmbedding(8, 16)(torch.zeros(1, 2, 3, 8), **kwargs)
 
 
-def test_two_dimensional_positions_need_batch_heads_seq_dim():
+def test_two_dimensional_positions_need_a_batch_axis():
     layer = RotaryEmbedding(8, 16)
-    with pytest.raises(ValueError, match=r"\(batch, seq_len\) for x of shape \(batch, heads, seq_len, dim\)"):
-        layer(torch.zeros(2, 3, 8), positions=torch.zeros(2, 3, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"\(batch, seq_len\) or \(1, seq_len\) for x of shape"):
+        layer(torch.zeros(3, 8), positions=torch.zeros(2, 3, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"got positions of shape \(3, 3\) for x of shape \(2, 3, 8\)"):
+        layer(torch.zeros(2, 3, 8), positions=torch.zeros(3, 3, dtype=torch.long))
+
+
+def test_two_dimensional_positions_for_batch_seq_dim():
+    """(batch, seq_len, dim) input takes one row of positions per sequence, as the 4-D input does."""
+    layer = RotaryEmbedding(8, 16, layout="half")
+    x = torch.from_numpy(rope_inputs((2, 5, 8), seed=3))
+    positions = torch.tensor([[0, 0, 1, 2, 3], [0, 1, 2, 3, 4]])
+    expected = torch.stack([layer(x[row], positions=positions[row]) for row in range(2)])
+    torch.testing.assert_close(layer(x, positions=positions), expected, rtol=0, atol=0)
 
 
 # ----------------------------------------------------------------------------- partial rotary

@@ -202,6 +202,42 @@ def published_rope(x, offset=0, base=10000.0):
     return x * emb.cos() + rotate_half(x) * emb.sin()
 
 
+def apply_rotary_pos_emb(q, k, cos, sin, unsqueeze_dim=1):
+    """transformers' ``apply_rotary_pos_emb`` (Llama's, 5.23), transcribed: q and k by given cos and sin.
+
+    posenc does not import transformers; ``tests/posenc/bench/test_baselines.py`` checks that this
+    transcription returns what transformers' function returns.
+
+    Parameters
+    ----------
+    q, k : torch.Tensor
+        Queries and keys, ``(..., seq_len, dim)``, in the ``"half"`` layout.
+    cos, sin : torch.Tensor
+        The tables of transformers' rotary module, ``(batch, seq_len, dim)`` (the halves repeated).
+    unsqueeze_dim : int, default 1
+        The axis inserted into cos and sin to broadcast over the heads.
+
+    Returns
+    -------
+    tuple of torch.Tensor
+        ``q`` and ``k`` rotated.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from posenc.bench.baselines import apply_rotary_pos_emb
+    >>> q = torch.tensor([[[1.0, 0.0]]])  # (1, seq 1, dim 2)
+    >>> cos, sin = torch.tensor([[0.0, 0.0]]), torch.tensor([[1.0, 1.0]])  # a quarter turn
+    >>> apply_rotary_pos_emb(q, q, cos, sin, unsqueeze_dim=0)[0]
+    tensor([[[0., 1.]]])
+    """
+    cos = cos.unsqueeze(unsqueeze_dim)
+    sin = sin.unsqueeze(unsqueeze_dim)
+    q_embed = (q * cos) + (rotate_half(q) * sin)
+    k_embed = (k * cos) + (rotate_half(k) * sin)
+    return q_embed, k_embed
+
+
 def published_tables(num_positions, dim, dtype=None, base=10000.0):
     """The published cos/sin tables of shape ``(num_positions, dim)``, in float32 or ``dtype``.
 

@@ -1,6 +1,9 @@
 """posenc.bench.baselines: the published formulas agree with posenc, and the references with both."""
 
+import os
+
 import numpy as np
+import pytest
 import torch
 
 from posenc import apply_rope, cos_sin_table, frequencies, sinusoidal_encoding
@@ -34,3 +37,19 @@ def test_published_tables_repeat_the_posenc_columns():
     reference = baselines.reference_tables(300, 16)
     np.testing.assert_allclose(reference[0], cos, atol=1e-12)
     np.testing.assert_allclose(reference[1], sin, atol=1e-12)
+
+
+def test_apply_rotary_pos_emb_is_transformers():
+    """The transcription the benchmark times returns what transformers' own function returns."""
+    if os.environ.get("CI") == "true":
+        import transformers  # noqa: F401  (CI must run these, not skip them)
+    pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+
+    generator = torch.Generator().manual_seed(0)
+    q, k = torch.randn(2, 2, 3, 5, 8, generator=generator)
+    cos, sin = torch.randn(2, 2, 5, 8, generator=generator)
+    for ours, theirs in zip(
+        baselines.apply_rotary_pos_emb(q, k, cos, sin), apply_rotary_pos_emb(q, k, cos, sin), strict=True
+    ):
+        assert torch.equal(ours, theirs)

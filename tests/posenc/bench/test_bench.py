@@ -22,11 +22,13 @@ def test_main_prints_every_part(capsys, monkeypatch):
     out = capsys.readouterr().out
     for name in bench.METHODS:
         assert out.count(name) == 2
-    for name in ("published formula (torch)", "RotaryEmbedding, half", "apply_rope, interleaved"):
+    for name in ("published formula (torch)", "apply_rope, interleaved", "copy of x (memory floor)"):
         assert out.count(name) == 1
+    assert out.count("RotaryEmbedding, half") == 2  # its row and its floor target
+    assert out.count("transformers apply_rotary_pos_emb / 2") == 1
     for name in ("posenc cos_sin_table", "published recipe float32", "published recipe bfloat16"):
         assert out.count(name) == 2
-    assert out.count("target:") == 5
+    assert out.count("target:") == 6
     assert "quick run" in out
     # The targets are checked, not printed: every line states met or NOT met.
     targets = [line for line in out.splitlines() if line.startswith("target:")]
