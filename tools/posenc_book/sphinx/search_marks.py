@@ -6,7 +6,9 @@ Pagefind reads the built pages; these marks in the article decide what it indexe
   ``page.html#id``. Docutils puts the id on the ``<section>`` and none on its ``<h2>``, so every hit
   opened the top of a 39,000 px page. The id moves from the section to its heading (never copied:
   an id stays unique). The page's contents links, the theme's scrollspy (which follows a link's
-  target, or the heading inside it) and the language switch still find it.
+  target, or the heading inside it) and the language switch still find it. The page's own section
+  keeps its id: the text above the first subheading is the page's hit, not a sub-result that
+  repeats the page's title.
 - **No "#" in excerpts.** The heading's permalink (``a.headerlink``, text "#") is not indexed.
 - **No TeX in excerpts.** A formula is indexed once, as readable text (``θ_i``, ``2^(-24)``), made
   from its TeX and given to Pagefind in an attribute (``data-pagefind-index-attrs``); the element
@@ -40,7 +42,7 @@ TEXT_ATTRIBUTE = "data-search-text"
 
 SECTION_HEADING = re.compile(
     r'<section(?P<before>[^>]*?) id="(?P<id>[^"]+)"(?P<after>[^>]*)>'
-    r"(?P<between>\s*(?:<span id=\"[^\"]*\"></span>\s*)*)<h(?P<level>[1-6])>"
+    r"(?P<between>\s*(?:<span id=\"[^\"]*\"></span>\s*)*)<h(?P<level>[2-6])>"
 )
 HEADERLINK = re.compile(r'<a class="headerlink"(?![^>]*data-pagefind-ignore)')
 FIRST_H1 = re.compile(r"<h1(?P<attributes>[^>]*)>")
@@ -53,28 +55,30 @@ DRAWN = re.compile(r"<mjx-math(?![^>]*data-pagefind-ignore)")
 
 # TeX to readable text: the symbols the book's formulas use, then the commands that only space,
 # size or style, then those whose argument is what a reader reads.
+GREEK = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho varsigma"
 SYMBOLS = {
-    **{name: chr(0x3B1 + i) for i, name in enumerate(
-        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho"
-        " varsigma sigma tau upsilon phi chi psi omega".split()
-    )},
-    **{name: chr(0x391 + i) for i, name in enumerate(
-        "Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu Nu Xi Omicron Pi Rho"
-        " _ Sigma Tau Upsilon Phi Chi Psi Omega".split()
-    )},
-    "varepsilon": "ε", "varphi": "φ", "vartheta": "ϑ", "ell": "ℓ", "cdot": "·", "times": "×",
-    "dots": "…", "ldots": "…", "cdots": "⋯", "vdots": "⋮", "ddots": "⋱", "approx": "≈",
-    "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠", "lesssim": "≲",
-    "top": "⊤", "sqrt": "√", "sum": "Σ", "prod": "Π", "infty": "∞", "in": "∈", "iff": "⇔",
-    "mapsto": "↦", "to": "→", "rightarrow": "→", "pm": "±", "odot": "⊙", "angle": "∠",
-    "partial": "∂", "lVert": "‖", "rVert": "‖", "lvert": "|", "rvert": "|", "lfloor": "⌊",
-    "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉", "langle": "⟨", "rangle": "⟩", "mid": "|",
+    **{name: chr(0x3B1 + i) for i, name in enumerate(f"{GREEK} sigma tau upsilon phi chi psi omega".split())},
+    **{name.capitalize(): chr(0x391 + i) for i, name in enumerate(GREEK.split()) if name != "varsigma"},
+    **dict(
+        pair.split("=")
+        for pair in """
+        Sigma=Σ Tau=Τ Upsilon=Υ Phi=Φ Chi=Χ Psi=Ψ Omega=Ω varepsilon=ε varphi=φ vartheta=ϑ ell=ℓ
+        cdot=· times=× dots=… ldots=… cdots=⋯ vdots=⋮ ddots=⋱ approx=≈ le=≤ leq=≤ ge=≥ geq=≥ ne=≠
+        neq=≠ lesssim=≲ top=⊤ sqrt=√ sum=Σ prod=Π infty=∞ in=∈ iff=⇔ mapsto=↦ to=→ rightarrow=→
+        pm=± odot=⊙ angle=∠ partial=∂ lVert=‖ rVert=‖ lvert=| rvert=| lfloor=⌊ rfloor=⌋ lceil=⌈
+        rceil=⌉ langle=⟨ rangle=⟩ mid=|
+        """.split()  # noqa: RUF001 (the symbols are meant)
+    ),
 }
-SPACING = {"left", "right", "big", "Big", "bigl", "bigr", "Bigl", "Bigr", "bigg", "Bigg",
-           "quad", "qquad", "displaystyle", "nonumber", "limits", "label"}
-STYLE = {"text", "mathrm", "operatorname", "texttt", "mathbf", "mathcal", "mathbb", "mathit",
-         "boldsymbol", "hat", "widehat", "tilde", "widetilde", "bar", "overline", "underline",
-         "underbrace", "overbrace", "vec", "textbf", "textit", "mbox"}
+# The symbols that join their neighbours as a letter does (q^⊤k); the others stand apart (a · b).  # noqa: RUF003
+JOINING = "⊤‖|⌊⌋⌈⌉⟨⟩√"  # noqa: RUF001
+SPACING = set(
+    "left right big Big bigl bigr Bigl Bigr bigg Bigg quad qquad displaystyle nonumber limits".split()
+)
+STYLE = set(
+    "text mathrm operatorname texttt mathbf mathcal mathbb mathit boldsymbol hat widehat tilde"
+    " widetilde bar overline underline underbrace overbrace vec textbf textit mbox".split()
+)
 INNER_BRACES = r"\{([^{}]*)\}"
 
 
@@ -96,9 +100,8 @@ def readable(tex: str) -> str:
     def command(match: re.Match) -> str:
         name = match[1]
         if name in SYMBOLS:
-            # A letter joins its neighbours (θ_i); an operator stands apart (a · b).
             symbol = SYMBOLS[name]
-            return symbol if symbol.isalpha() or symbol in "⊤‖|⌊⌋⌈⌉⟨⟩√" else f" {symbol} "
+            return symbol if symbol.isalpha() or symbol in JOINING else f" {symbol} "
         if name in SPACING:
             return " "
         if name in STYLE:
@@ -146,8 +149,10 @@ def mark(body: str, pagename: str) -> str:
     if CHAPTER.search(pagename):
         # The result's title is the heading as it reads, number included ("6. ...", "6. 상대 ...").
         body = FIRST_H1.sub(
-            lambda m: f'<h1{m["attributes"]} data-pagefind-meta="title"'
-            f' data-pagefind-weight="{CHAPTER_TITLE_WEIGHT}">',
+            lambda m: (
+                f'<h1{m["attributes"]} data-pagefind-meta="title"'
+                f' data-pagefind-weight="{CHAPTER_TITLE_WEIGHT}">'
+            ),
             body,
             count=1,
         )
@@ -165,4 +170,6 @@ def mark_page(app, pagename, templatename, context, doctree):
 
 def setup(app):
     app.connect("html-page-context", mark_page)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    # A Sphinx build rewrites a page only if its source changed: raise env_version when the marks
+    # change, so that the next build rewrites every page.
+    return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
