@@ -35,8 +35,6 @@ CHAPTER = re.compile(r"(^|/)\d\d_[^/]*$")
 # How much a course page's words weigh, against 1 for a chapter's prose (Pagefind's scale, 0-10;
 # headings weigh 5-7 on a chapter page, and inside an explicitly weighted block they take its weight).
 COURSE_WEIGHT = "0.3"
-# A chapter's heading: its words weigh Pagefind's most (10, against the default 7 of an h1).
-CHAPTER_TITLE_WEIGHT = "10"
 # The attribute that carries a formula's readable text to Pagefind.
 TEXT_ATTRIBUTE = "data-search-text"
 
@@ -45,7 +43,7 @@ SECTION_HEADING = re.compile(
     r"(?P<between>\s*(?:<span id=\"[^\"]*\"></span>\s*)*)<h(?P<level>[2-6])>"
 )
 HEADERLINK = re.compile(r'<a class="headerlink"(?![^>]*data-pagefind-ignore)')
-FIRST_H1 = re.compile(r"<h1(?P<attributes>[^>]*)>")
+FIRST_H1 = re.compile(r"<h1[^>]*>(?P<inner>.*?)</h1>", re.DOTALL)
 MATH = re.compile(
     r'<(?P<tag>span|div) class="(?P<class>math\b[^"]*)"(?P<attributes>[^>]*)>(?P<content>.*?)</(?P=tag)>',
     re.DOTALL,
@@ -146,17 +144,14 @@ def mark(body: str, pagename: str) -> str:
     )
     body = HEADERLINK.sub('<a class="headerlink" data-pagefind-ignore', body)
     body = MATH.sub(_mark_math, body)
-    if CHAPTER.search(pagename):
-        # The result's title is the heading as it reads, number included ("6. ...", "6. 상대 ...").
-        body = FIRST_H1.sub(
-            lambda m: (
-                f'<h1{m["attributes"]} data-pagefind-meta="title"'
-                f' data-pagefind-weight="{CHAPTER_TITLE_WEIGHT}">'
-            ),
-            body,
-            count=1,
-        )
-    else:
+    if CHAPTER.search(pagename) and (heading := FIRST_H1.search(body)):
+        # The result's title is the heading as it reads, number included ("6. ...", "6. 상대 ..."),
+        # given on the page's section (the headings stay as Sphinx writes them: tests read them).
+        title = re.sub(r'<a class="headerlink".*?</a>', "", heading["inner"], flags=re.DOTALL)
+        title = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", title))).strip()
+        meta = html.escape(f"title:{title}", quote=True)
+        body = re.sub(r"<section\b", f'<section data-pagefind-meta="{meta}"', body, count=1)
+    elif not CHAPTER.search(pagename):
         # On the page's first section, which holds all of it (no wrapper that the CSS would meet).
         body = re.sub(r"<section\b", f'<section data-pagefind-weight="{COURSE_WEIGHT}"', body, count=1)
     return body
@@ -172,4 +167,4 @@ def setup(app):
     app.connect("html-page-context", mark_page)
     # A Sphinx build rewrites a page only if its source changed: raise env_version when the marks
     # change, so that the next build rewrites every page.
-    return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
