@@ -224,3 +224,72 @@ def test_the_korean_title_fits_a_phone(browser, served):
         return re.sub(r"\s+", "", re.sub(r"<[^>]+>", "", text))
 
     assert letters(shown["text"]) == letters(shown["wanted"]), shown
+
+
+# Every text of figure 8.1's table: its font size, its colour and the background it stands on (the first
+# ancestor's that is not transparent), whether it is a number; and whether the page scrolls sideways.
+TABLE_JS = r"""
+(box) => {
+  function background(e) {
+    for (; e; e = e.parentElement) {
+      const colour = getComputedStyle(e).backgroundColor;
+      if (!/^rgba\(.*, 0\)$/.test(colour) && colour !== 'transparent') return colour;
+    }
+    return 'white';
+  }
+  const texts = [];
+  const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.data.trim()) continue;
+    const style = getComputedStyle(node.parentElement);
+    texts.push({
+      text: node.data.trim(), size: parseFloat(style.fontSize), colour: style.color,
+      back: background(node.parentElement), number: /\d/.test(node.data),
+    });
+  }
+  const doc = document.documentElement;
+  return {texts, over: doc.scrollWidth - doc.clientWidth, theme: doc.dataset.theme};
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("width", "scheme"), [(360, "light"), (360, "dark"), (1366, "light"), (1366, "dark")]
+)
+def test_the_numbers_of_figure_8_1_are_readable(browser, served, width, scheme):
+    phone_size = width == WIDTH
+    context = browser.new_context(
+        viewport={"width": width, "height": HEIGHT if phone_size else 768},
+        device_scale_factor=2 if phone_size else 1,
+        has_touch=phone_size,
+        is_mobile=phone_size,
+        color_scheme=scheme,
+        service_workers="block",
+    )
+    try:
+        page = context.new_page()
+        page.goto(served + site_path("book/id/08_experiment"), wait_until="load")
+        page.evaluate(MATHJAX_READY_JS)
+        figure = page.locator("#fig-experiment-table-id")
+        figure.scroll_into_view_if_needed()
+        box = figure.locator(".posenc-results-table")
+        assert box.count() == 1, "figure 8.1 is not an HTML table"
+        shown = box.evaluate(TABLE_JS)
+        contrasts = [page.evaluate(CONTRAST_JS, [t["colour"], t["back"]]) for t in shown["texts"]]
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        name = f"figures-{'phone360' if phone_size else 'laptop'}-id-08-table-{scheme}.png"
+        figure.screenshot(path=str(SHOTS / name))
+    finally:
+        context.close()
+    assert shown["theme"] == scheme
+    numbers = [t for t in shown["texts"] if t["number"]]
+    assert len(numbers) >= 6 * 6, numbers  # the lengths in the header and two numbers per cell
+    smallest = min(numbers, key=lambda t: t["size"])
+    assert smallest["size"] >= 10, f"the smallest number, {smallest['text']!r}, is {smallest['size']} px"
+    low = [
+        (t["text"], t["colour"], t["back"], round(c, 2))
+        for t, c in zip(shown["texts"], contrasts, strict=True)
+        if c < 4.5
+    ]
+    assert low == [], low
+    assert shown["over"] <= 0, f"the page scrolls sideways by {shown['over']} px"
