@@ -227,11 +227,22 @@ class ResultsTable:
         spans = [sum(1 for task_, _ in self.columns if task_ == task) for task in tasks]
         cell = "padding:0.3em 0.5em;text-align:center;"
         corner = "padding:0.3em 0.5em;text-align:right;"
+        # A line between the tasks, as in the figure: on the first column of each task but the first.
+        firsts = {sum(spans[:n]) for n in range(1, len(spans))}
+
+        def border(column: int) -> str:
+            # Mid grey: seen on a white page, on a dark one and next to every cell colour.
+            return "border-left:3px solid #767676;" if column in firsts else ""
+
+        starts = [sum(spans[:n]) for n in range(len(spans))]
         head = "".join(
-            f'<th scope="colgroup" colspan="{span}" style="{cell}">{escape(task)}</th>'
-            for task, span in zip(tasks, spans, strict=True)
+            f'<th scope="colgroup" colspan="{span}" style="{cell}{border(start)}">{escape(task)}</th>'
+            for task, span, start in zip(tasks, spans, starts, strict=True)
         )
-        lengths = "".join(f'<th scope="col" style="{cell}">{length}</th>' for _, length in self.columns)
+        lengths = "".join(
+            f'<th scope="col" style="{cell}{border(n)}">{length}</th>'
+            for n, (_, length) in enumerate(self.columns)
+        )
         lines = [
             '<div class="posenc-results-table" role="region" tabindex="0" '
             f'aria-label="{escape(self.title)}" style="overflow-x:auto;max-width:100%">',
@@ -246,14 +257,15 @@ class ResultsTable:
         ]
         for variant, cells in self.rows:
             shown = []
-            for value in cells:
+            for column, value in enumerate(cells):
                 if isinstance(value, str):
-                    shown.append(f'<td style="{cell}font-size:0.8em;font-style:italic">{escape(value)}</td>')
+                    style = f"{cell}{border(column)}font-size:0.8em;font-style:italic"
+                    shown.append(f'<td style="{style}">{escape(value)}</td>')
                     continue
                 mean, low, high = value
                 background, text = _cell_colours(mean)
                 shown.append(
-                    f'<td style="{cell}background:{background};color:{text}">'
+                    f'<td style="{cell}{border(column)}background:{background};color:{text}">'
                     f'<strong>{mean:.0f}</strong><br><span style="font-size:0.8em">{low:.0f}-{high:.0f}'
                     "</span></td>"
                 )
