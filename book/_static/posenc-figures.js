@@ -60,10 +60,13 @@
     const full = plot._fullLayout;
     const title = plot.layout.title;
     if (!full || !title || !title.text) return Promise.resolve();
+    // The title as the figure gave it, kept for a later fit (a phone turned sideways is wider).
     const original = plot.dataset.title || title.text;
+    const size = Number(plot.dataset.titleSize || full.title.font.size);
     plot.dataset.title = original;
+    plot.dataset.titleSize = size;
     const room = full.width - 20;
-    let font = { family: full.title.font.family, size: full.title.font.size };
+    let font = { family: full.title.font.family, size: size };
     let fitted = fittedTitle(original, font, room);
     while (fitted.widest > room && font.size > 10) {
       font = { family: font.family, size: font.size - 1 };

@@ -243,13 +243,14 @@ class ResultsTable:
             f'<th scope="col" style="{cell}{border(n)}">{length}</th>'
             for n, (_, length) in enumerate(self.columns)
         )
+        title = escape(self.title)
+        # The title stands above the box that scrolls, so that a phone shows it whole.
         lines = [
-            '<div class="posenc-results-table" role="region" tabindex="0" '
-            f'aria-label="{escape(self.title)}" style="overflow-x:auto;max-width:100%">',
-            '<table style="border-collapse:collapse;margin:0 auto;font-variant-numeric:tabular-nums;'
-            'line-height:1.25">',
-            '<caption style="caption-side:top;text-align:center;padding:0.3em">'
-            f"{escape(self.title)}</caption>",
+            '<div class="posenc-results-table">',
+            f'<p style="text-align:center;margin:0 0 0.3em">{title}</p>',
+            f'<div role="region" tabindex="0" aria-label="{title}" style="overflow-x:auto;max-width:100%">',
+            f'<table aria-label="{title}" style="border-collapse:collapse;margin:0 auto;'
+            'font-variant-numeric:tabular-nums;line-height:1.25">',
             f"<thead><tr><td></td>{head}</tr>",
             f'<tr><th scope="col" style="{corner}font-weight:normal">'
             f"{escape(self.length)}</th>{lengths}</tr></thead>",
@@ -271,7 +272,7 @@ class ResultsTable:
                 )
             header = f'<th scope="row" style="{corner}">{escape(variant)}</th>'
             lines.append(f"<tr>{header}{''.join(shown)}</tr>")
-        lines += ["</tbody>", "</table>", "</div>"]
+        lines += ["</tbody>", "</table>", "</div>", "</div>"]
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
