@@ -147,6 +147,7 @@ def test_a_vertical_swipe_on_a_figure_scrolls_the_page(browser, served):
         page.screenshot(path=str(SHOTS / "figures-phone360-en-06-after-swipe.png"))
     finally:
         context.close()
+    print(f"a {SWIPE} px swipe on the figure scrolled the page by {end - start} px")
     assert end - start >= 0.8 * SWIPE, f"a {SWIPE} px swipe on the figure scrolled {end - start} px"
     assert after["ranges"] == before["ranges"], "the swipe changed the figure's axes"
     assert before["dragmode"] is False
@@ -179,6 +180,7 @@ def test_in_dark_mode_the_figure_is_dark_and_follows_the_theme(browser, served):
         SHOTS.mkdir(parents=True, exist_ok=True)
         plot.screenshot(path=str(SHOTS / "figures-phone360-en-06-dark.png"))
         dark_contrast = page.evaluate(CONTRAST_JS, [dark["tick"], dark["page"]])
+        print(f"dark: paper {dark['paper']}, ticks {dark['tick']} on {dark['page']}: {dark_contrast:.2f}:1")
         assert dark["theme"] == "dark"
         transparent = ("rgba(0, 0, 0, 0)", "transparent")
         assert dark["paper"] in transparent, f"the figure's paper is {dark['paper']} in dark mode"
@@ -219,6 +221,7 @@ def test_the_korean_title_fits_a_phone(browser, served):
         plot.screenshot(path=str(SHOTS / "figures-phone360-ko-02-title.png"))
     finally:
         context.close()
+    print(f"title: {shown['left']:.1f} px from the left, {shown['right']:.1f} px from the right")
     assert shown["left"] >= 0 and shown["right"] >= 0 and shown["top"] >= 0, shown
 
     def letters(text):
@@ -255,9 +258,17 @@ TABLE_JS = r"""
 
 
 @pytest.mark.parametrize(
-    ("width", "scheme"), [(360, "light"), (360, "dark"), (1366, "light"), (1366, "dark")]
+    ("lang", "width", "scheme"),
+    [
+        ("id", 360, "light"),
+        ("id", 360, "dark"),
+        ("id", 1366, "light"),
+        ("id", 1366, "dark"),
+        ("en", 360, "light"),
+        ("ko", 360, "dark"),
+    ],
 )
-def test_the_numbers_of_figure_8_1_are_readable(browser, served, width, scheme):
+def test_the_numbers_of_figure_8_1_are_readable(browser, served, lang, width, scheme):
     phone_size = width == WIDTH
     context = browser.new_context(
         viewport={"width": width, "height": HEIGHT if phone_size else 768},
@@ -269,17 +280,17 @@ def test_the_numbers_of_figure_8_1_are_readable(browser, served, width, scheme):
     )
     try:
         page = context.new_page()
-        page.goto(served + site_path("book/id/08_experiment"), wait_until="load")
+        page.goto(served + site_path(f"book/{lang}/08_experiment"), wait_until="load")
         page.evaluate(MATHJAX_READY_JS)
-        figure = page.locator("#fig-experiment-table-id")
+        figure = page.locator(f"#fig-experiment-table-{lang}")
         # The figure just under the sticky header, for the screenshot.
-        figure.evaluate("f => window.scrollBy(0, f.getBoundingClientRect().top - 120)")
+        figure.evaluate("f => window.scrollBy(0, f.getBoundingClientRect().top - 140)")
         box = figure.locator(".posenc-results-table")
         assert box.count() == 1, "figure 8.1 is not an HTML table"
         shown = box.evaluate(TABLE_JS)
         contrasts = [page.evaluate(CONTRAST_JS, [t["colour"], t["back"]]) for t in shown["texts"]]
         SHOTS.mkdir(parents=True, exist_ok=True)
-        name = f"figures-{'phone360' if phone_size else 'laptop'}-id-08-table-{scheme}.png"
+        name = f"figures-{'phone360' if phone_size else 'laptop'}-{lang}-08-table-{scheme}.png"
         figure.screenshot(path=str(SHOTS / name))
     finally:
         context.close()
@@ -287,6 +298,7 @@ def test_the_numbers_of_figure_8_1_are_readable(browser, served, width, scheme):
     numbers = [t for t in shown["texts"] if t["number"]]
     assert len(numbers) >= 6 * 6, numbers  # the lengths in the header and two numbers per cell
     smallest = min(numbers, key=lambda t: t["size"])
+    print(f"{lang} {width} {scheme}: smallest number {smallest['text']!r} {smallest['size']} px")
     assert smallest["size"] >= 10, f"the smallest number, {smallest['text']!r}, is {smallest['size']} px"
     low = [
         (t["text"], t["colour"], t["back"], round(c, 2))

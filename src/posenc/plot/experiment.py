@@ -287,7 +287,7 @@ def experiment_table(results, *, lang: str = "en") -> ResultsTable:
     """The results table: a variant per row, a task and test length per column.
 
     Each cell gives the mean over the seeds and, below it, the lowest and
-    highest seed. The :class:`ResultsTable` it returns shows as an HTML table
+    highest seed. The ``ResultsTable`` it returns shows as an HTML table
     on the site and as a heatmap figure in print.
 
     Examples
