@@ -190,6 +190,18 @@ class ResultsTable:
         percent, or the text that stands in a cell that has no result.
     length : str
         What the lengths of the columns are, in the figure's language.
+
+    Examples
+    --------
+    >>> from posenc.plot.experiment import experiment_table
+    >>> from posenc.experiment.results import load
+    >>> table = experiment_table(load(), lang="id")  # the committed results of chapter 8
+    >>> table
+    <results table: 6 variants, 6 columns>
+    >>> table.title, table.length
+    ('Akurasi uji (%): rerata atas seed [terendah-tertinggi]', 'panjang uji (token)')
+    >>> sorted(table._repr_mimebundle_())  # what a notebook stores
+    ['image/png', 'text/html', 'text/plain']
     """
 
     def __init__(self, figure, title: str, columns: list, rows: list, length: str):
@@ -287,7 +299,7 @@ def experiment_table(results, *, lang: str = "en") -> ResultsTable:
     """The results table: a variant per row, a task and test length per column.
 
     Each cell gives the mean over the seeds and, below it, the lowest and
-    highest seed. The ``ResultsTable`` it returns shows as an HTML table
+    highest seed. The :class:`ResultsTable` it returns shows as an HTML table
     on the site and as a heatmap figure in print.
 
     Examples
