@@ -28,6 +28,7 @@ from posenc.plot.encodings import (
     waves,
 )
 from posenc.plot.experiment import (
+    ResultsTable,
     experiment_curves,
     experiment_distances,
     experiment_lengths,
@@ -40,6 +41,7 @@ from posenc.plot.sliders import BASES, ROPE_BASES, base_slider, rope_slider, rot
 __all__ = [
     "BASES",
     "ROPE_BASES",
+    "ResultsTable",
     "alibi",
     "base_slider",
     "circle",

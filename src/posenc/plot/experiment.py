@@ -8,6 +8,11 @@ closed in pyplot, and the notebooks call them through :mod:`posenc.plot`.
 
 from __future__ import annotations
 
+import base64
+import html
+import io
+
+import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -15,6 +20,7 @@ from posenc.plot._style import check_lang, finish
 from posenc.words import messages
 
 __all__ = [
+    "ResultsTable",
     "experiment_curves",
     "experiment_distances",
     "experiment_lengths",
@@ -143,18 +149,168 @@ def experiment_lengths(results, *, lang: str = "en"):
     return finish(fig)
 
 
-def experiment_table(results, *, lang: str = "en"):
-    """The results table as a figure: a variant per row, a task and test length per column.
+# The colour scale of the results table, in the figure and in its HTML: 40 % and below is the palest.
+_CMAP, _LOWEST, _HIGHEST = "Greens", 40, 100
 
-    Each cell gives the mean over the seeds and, below it, the lowest and highest seed.
+
+def _luminance(rgb) -> float:
+    """WCAG relative luminance of an sRGB colour given as three floats in [0, 1]."""
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3]]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _cell_colours(mean: float) -> tuple[str, str]:
+    """The background of a cell holding ``mean`` (%) and the text colour, black or white, that
+    contrasts more with it (at least 4.5:1 on every colour of the scale)."""
+    shade = (min(max(mean, _LOWEST), _HIGHEST) - _LOWEST) / (_HIGHEST - _LOWEST)
+    rgb = mpl.colormaps[_CMAP](shade)
+    light = _luminance(rgb)
+    text = "#000000" if (light + 0.05) / 0.05 >= 1.05 / (light + 0.05) else "#ffffff"
+    return mpl.colors.to_hex(rgb), text
+
+
+class ResultsTable:
+    """Chapter 8's results table, as a figure for print and as an HTML table for the site.
+
+    A notebook shows it as one output with three types: ``text/html``, a
+    table with coloured cells that a phone reader can read, search and
+    scroll sideways in its own box; ``image/png``, the heatmap figure, for
+    the PDF and the EPUB; and ``text/plain``.
+
+    Attributes
+    ----------
+    figure : matplotlib.figure.Figure
+        The heatmap, closed in pyplot.
+    title : str
+        The table's title, in the figure's language.
+    columns : list of tuple
+        ``(task heading, test length)`` per column.
+    rows : list of tuple
+        ``(variant, cells)`` per row; a cell is ``(mean, lowest, highest)`` in
+        percent, or the text that stands in a cell that has no result.
+    length : str
+        What the lengths of the columns are, in the figure's language.
 
     Examples
     --------
     >>> from posenc.plot.experiment import experiment_table
     >>> from posenc.experiment.results import load
-    >>> fig = experiment_table(load())  # the committed results of chapter 8
-    >>> [ax.get_title() for ax in fig.axes]
+    >>> table = experiment_table(load(), lang="id")  # the committed results of chapter 8
+    >>> table
+    <results table: 6 variants, 6 columns>
+    >>> table.title, table.length
+    ('Akurasi uji (%): rerata atas seed [terendah-tertinggi]', 'panjang uji (token)')
+    >>> sorted(table._repr_mimebundle_())  # what a notebook stores
+    ['image/png', 'text/html', 'text/plain']
+    """
+
+    def __init__(self, figure, title: str, columns: list, rows: list, length: str):
+        self.figure, self.title, self.columns, self.rows, self.length = figure, title, columns, rows, length
+
+    def __repr__(self) -> str:
+        return f"<results table: {len(self.rows)} variants, {len(self.columns)} columns>"
+
+    def png(self) -> bytes:
+        """The figure as a PNG, as a notebook's inline backend draws it."""
+        buffer = io.BytesIO()
+        self.figure.canvas.print_figure(
+            buffer,
+            format="png",
+            dpi=self.figure.dpi,
+            facecolor=self.figure.get_facecolor(),
+            edgecolor=self.figure.get_edgecolor(),
+            bbox_inches="tight",
+        )
+        return buffer.getvalue()
+
+    def html(self) -> str:
+        """The table as HTML with inline styles, so that it reads the same in Jupyter and on the site.
+
+        Examples
+        --------
+        >>> from posenc.plot.experiment import experiment_table
+        >>> from posenc.experiment.results import load
+        >>> table = experiment_table(load()).html()
+        >>> table.count("<tr>"), table.count('<th scope="row"')
+        (8, 6)
+        """
+        escape = html.escape
+        tasks = list(dict.fromkeys(task for task, _ in self.columns))
+        spans = [sum(1 for task_, _ in self.columns if task_ == task) for task in tasks]
+        cell = "padding:0.3em 0.5em;text-align:center;"
+        corner = "padding:0.3em 0.5em;text-align:right;"
+        # A line between the tasks, as in the figure: on the first column of each task but the first.
+        firsts = {sum(spans[:n]) for n in range(1, len(spans))}
+
+        def border(column: int) -> str:
+            # Mid grey: seen on a white page, on a dark one and next to every cell colour.
+            return "border-left:3px solid #767676;" if column in firsts else ""
+
+        starts = [sum(spans[:n]) for n in range(len(spans))]
+        head = "".join(
+            f'<th scope="colgroup" colspan="{span}" style="{cell}{border(start)}">{escape(task)}</th>'
+            for task, span, start in zip(tasks, spans, starts, strict=True)
+        )
+        lengths = "".join(
+            f'<th scope="col" style="{cell}{border(n)}">{length}</th>'
+            for n, (_, length) in enumerate(self.columns)
+        )
+        title = escape(self.title)
+        # The title stands above the box that scrolls, so that a phone shows it whole.
+        lines = [
+            '<div class="posenc-results-table">',
+            f'<p style="text-align:center;margin:0 0 0.3em">{title}</p>',
+            f'<div role="region" tabindex="0" aria-label="{title}" style="overflow-x:auto;max-width:100%">',
+            f'<table aria-label="{title}" style="border-collapse:collapse;margin:0 auto;'
+            'font-variant-numeric:tabular-nums;line-height:1.25">',
+            f"<thead><tr><td></td>{head}</tr>",
+            f'<tr><th scope="col" style="{corner}font-weight:normal">'
+            f"{escape(self.length)}</th>{lengths}</tr></thead>",
+            "<tbody>",
+        ]
+        for variant, cells in self.rows:
+            shown = []
+            for column, value in enumerate(cells):
+                if isinstance(value, str):
+                    style = f"{cell}{border(column)}font-size:0.8em;font-style:italic"
+                    shown.append(f'<td style="{style}">{escape(value)}</td>')
+                    continue
+                mean, low, high = value
+                background, text = _cell_colours(mean)
+                shown.append(
+                    f'<td style="{cell}{border(column)}background:{background};color:{text}">'
+                    f'<strong>{mean:.0f}</strong><br><span style="font-size:0.8em">{low:.0f}-{high:.0f}'
+                    "</span></td>"
+                )
+            header = f'<th scope="row" style="{corner}">{escape(variant)}</th>'
+            lines.append(f"<tr>{header}{''.join(shown)}</tr>")
+        lines += ["</tbody>", "</table>", "</div>", "</div>"]
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {
+            "text/plain": repr(self),
+            "text/html": self.html(),
+            "image/png": base64.b64encode(self.png()).decode("ascii"),
+        }
+
+
+def experiment_table(results, *, lang: str = "en") -> ResultsTable:
+    """The results table: a variant per row, a task and test length per column.
+
+    Each cell gives the mean over the seeds and, below it, the lowest and
+    highest seed. The :class:`ResultsTable` it returns shows as an HTML table
+    on the site and as a heatmap figure in print.
+
+    Examples
+    --------
+    >>> from posenc.plot.experiment import experiment_table
+    >>> from posenc.experiment.results import load
+    >>> table = experiment_table(load())  # the committed results of chapter 8
+    >>> [ax.get_title() for ax in table.figure.axes]
     ['Test accuracy (%): mean over the seeds [lowest-highest]']
+    >>> table.rows[0][0], table.columns[0]
+    ('none', ('order', 16))
     """
     text = _experiment_text(lang)
     grouped = _groups(results, "main", "position")
@@ -164,16 +320,18 @@ def experiment_table(results, *, lang: str = "en"):
     fig, ax = plt.subplots(figsize=(1.05 * len(columns) + 2.5, 0.6 * len(positions) + 1.6))
     means = np.full((len(positions), len(columns)), np.nan)
     labels = {}
+    cells = {}
     for row, position in enumerate(positions):
         for column, (task, length) in enumerate(columns):
             values = [record.accuracy(length) for record in grouped[task].get(position, [])]
             if not values or any(value is None for value in values):
-                labels[row, column] = text["no_rows"]
+                labels[row, column] = cells[row, column] = text["no_rows"]
                 continue
             means[row, column] = 100 * np.mean(values)
             low, high = 100 * min(values), 100 * max(values)
             labels[row, column] = f"{means[row, column]:.0f}\n{low:.0f}-{high:.0f}"
-    ax.imshow(means, cmap="Greens", vmin=40, vmax=100, aspect="auto")
+            cells[row, column] = (float(means[row, column]), float(low), float(high))
+    ax.imshow(means, cmap=_CMAP, vmin=_LOWEST, vmax=_HIGHEST, aspect="auto")
     for (row, column), label in labels.items():
         color = "white" if means[row, column] > 85 else "black"
         ax.text(column, row, label, ha="center", va="center", fontsize="x-small", color=color)
@@ -187,7 +345,16 @@ def experiment_table(results, *, lang: str = "en"):
     for n in range(1, len(grouped)):
         ax.axvline(n * len(lengths) - 0.5, color="black", linewidth=1.5)
     ax.set(title=text["table"], xlabel=text["length"])
-    return finish(fig)
+    return ResultsTable(
+        finish(fig),
+        text["table"],
+        [(text["short"].get(task, task), length) for task, length in columns],
+        [
+            (position, [cells[row, column] for column in range(len(columns))])
+            for row, position in enumerate(positions)
+        ],
+        text["length"],
+    )
 
 
 def experiment_rescaling(results, *, lang: str = "en"):

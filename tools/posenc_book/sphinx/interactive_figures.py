@@ -9,6 +9,11 @@ carries as ``data-plotly``, only when a figure comes near the screen: a reader
 who never scrolls that far does not download its 1.2 MB, and sees the PNG
 until then. The PDF and EPUB take the figures' PNG and load no script.
 
+Chapter 8's results table (:class:`posenc.plot.experiment.ResultsTable`)
+reaches the page as an HTML table in a ``<div class="posenc-results-table">``;
+its page gets the stylesheet only, which takes off the light mat that the
+theme puts under HTML outputs in dark mode.
+
 The figure's third output type, plotly's own JSON, is for JupyterLab;
 myst-nb has no renderer for it and would warn about it on every build, so it
 is dropped as each notebook is read (the HTML output holds the same JSON).
@@ -19,6 +24,7 @@ from __future__ import annotations
 import json
 
 MARKER = 'class="posenc-interactive"'
+TABLE_MARKER = 'class="posenc-results-table"'
 PLOTLY = "plotly/plotly-basic.min.js"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 
@@ -34,7 +40,12 @@ def drop_plotly_json(app, docname, source):
 
 
 def add_plotly(app, pagename, templatename, context, doctree):
-    if app.builder.name != "html" or MARKER not in context.get("body", ""):
+    if app.builder.name != "html":
+        return
+    if TABLE_MARKER in context.get("body", "") and MARKER not in context.get("body", ""):
+        app.add_css_file("posenc-figures.css")
+        return
+    if MARKER not in context.get("body", ""):
         return
     plotly = context["pathto"]("_static/" + PLOTLY, 1)
     context["body"] = context["body"].replace(MARKER, f'{MARKER} data-plotly="{plotly}"')
