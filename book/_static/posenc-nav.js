@@ -8,9 +8,10 @@
    hidden one, whose handler opens dialog#pst-primary-sidebar-modal or dialog#pst-secondary-sidebar-modal.
    From 992 px up nothing changes (the sidebars are on the page there).
 
-   Remove this file, and its line in _config.yml (html_js_files), when the themes pinned by the build
-   bind every toggle (either issue fixed): tests/site/test_phone_reading.py's
-   test_without_the_fix_the_theme_toggles_do_nothing then fails and says so. */
+   Remove this first part when the themes pinned by the build bind every toggle (either issue fixed):
+   tests/site/test_phone_reading.py's test_without_the_fix_the_theme_toggles_do_nothing then fails and
+   says so. The parts below it (issue 32: the header's measured height, the Fullscreen button, the
+   edition switch that keeps the reader's place) stay; tests/site/test_header.py tests them. */
 (() => {
   const WIDE = window.matchMedia("(min-width: 992px)");
   document.addEventListener(
@@ -34,10 +35,9 @@
 })();
 
 /* Anchors land below the header (the site review, site.md #5). The theme's scroll-padding-top was a
-   fixed 4rem, but the article header is taller than that on a phone where it wraps, and the laptop's
-   two stacked headers are more: the height the sticky headers cover is measured here, whenever one
-   of them changes size, and kept in --posenc-header-height (posenc-header.css turns it into
-   scroll-padding-top). */
+   fixed 4rem, shorter than a header that wraps (93 px on a phone, before issue 32), taller than one that
+   does not: the height the sticky headers cover is measured here, whenever one of them changes size,
+   and kept in --posenc-header-height (posenc-header.css makes it the article's scroll-margin-top). */
 (() => {
   const HEADERS = "#pst-header, .bd-header-article";
   const root = document.documentElement;
@@ -76,19 +76,28 @@
 (() => {
   const PREFIX = "#posenc-section=";
   const article = () => document.querySelector("article.bd-article");
+  // The page's sections: those with a heading of their own (sphinx-proof writes a <section
+  // id="proof-content"> into each proof, which is no section of the outline).
+  const isSection = (node) => [...node.children].some((child) => /^H[1-6]$/.test(child.tagName));
+  const sections = (root) => [...(root?.querySelectorAll("section[id]") ?? [])].filter(isSection);
+  const parentOf = (section) => {
+    let node = section.parentElement.closest("section[id], article");
+    while (node && node.tagName === "SECTION" && !isSection(node)) {
+      node = node.parentElement.closest("section[id], article");
+    }
+    return node;
+  };
   // The sections directly inside ``parent`` (a section, or the article), in document order.
-  const subsections = (parent) =>
-    [...parent.querySelectorAll("section[id]")].filter(
-      (section) => section.parentElement.closest("section[id], article") === parent,
-    );
+  const subsections = (parent) => sections(parent).filter((section) => parentOf(section) === parent);
   const headerBottom = () =>
     parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--posenc-header-height")) || 0;
 
-  // The deepest section that holds the line just below the header: the one the reader is in.
+  // The deepest section that holds the first line of text below the header: the one the reader is in
+  // (a heading reached through a link sits 0.5rem below the header: scroll-padding-top).
   const sectionAtTop = () => {
-    const y = headerBottom() + 8;
+    const y = headerBottom() + 24;
     let found = null;
-    for (const section of article()?.querySelectorAll("section[id]") ?? []) {
+    for (const section of sections(article())) {
       const box = section.getBoundingClientRect();
       if (box.top <= y && box.bottom > y) found = section;
     }
@@ -97,7 +106,7 @@
   const positionOf = (section) => {
     const path = [];
     for (let node = section; node && node !== article(); ) {
-      const parent = node.parentElement.closest("section[id], article");
+      const parent = parentOf(node);
       path.unshift(subsections(parent).indexOf(node) + 1);
       node = parent;
     }
