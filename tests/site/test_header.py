@@ -152,7 +152,9 @@ def toc_link_problems(page, section_number: str = TOC_SECTION) -> list[str]:
     phone = page.viewport_size["width"] in PHONES
     if phone:
         page.locator(".bd-header-article .secondary-toggle").tap()
-        page.wait_for_function("() => document.getElementById('pst-secondary-sidebar-modal')?.open", timeout=3000)
+        page.wait_for_function(
+            "() => document.getElementById('pst-secondary-sidebar-modal')?.open", timeout=3000
+        )
         links = page.locator("#pst-secondary-sidebar-modal nav.page-toc a.nav-link")
     else:
         links = page.locator("#pst-secondary-sidebar nav.page-toc a.nav-link")
@@ -165,13 +167,15 @@ def toc_link_problems(page, section_number: str = TOC_SECTION) -> list[str]:
         """([id]) => new Promise(done => {
              const top = () => document.getElementById(id).getBoundingClientRect().top;
              let last = top(); setTimeout(function check() {
-               const now = top(); if (Math.abs(now - last) < 0.5) done(true); else { last = now; setTimeout(check, 100); }
+               const now = top();
+               if (Math.abs(now - last) < 0.5) done(true); else { last = now; setTimeout(check, 100); }
              }, 100); })""",
         arg=[target],
     )
     where = page.evaluate(HEADING_JS, [HEADER, target])
     if where["top"] < where["header"] - 0.5:
-        return [f"§{section_number} heading at {where['top']:.0f} px, under the header (bottom {where['header']:.0f} px)"]
+        at, bottom = where["top"], where["header"]
+        return [f"§{section_number} heading at {at:.0f} px, under the header (bottom {bottom:.0f} px)"]
     if where["bottom"] > where["height"]:
         return [f"§{section_number} heading at {where['top']:.0f} px, below the screen"]
     return []
@@ -198,9 +202,13 @@ def switch_problems(page, lang: str, to: str, section_number: str = DEEP_SECTION
     where = page.evaluate(HEADING_JS, [HEADER, hash_[1:]])
     problems = []
     if where is None or where["number"] != section_number:
-        problems.append(f"{lang} -> {to}: landed on {hash_} (§{where and where['number']}), not §{section_number}")
+        problems.append(
+            f"{lang} -> {to}: landed on {hash_} (§{where and where['number']}), not §{section_number}"
+        )
     elif not (where["header"] - 0.5 <= where["top"] and where["bottom"] <= where["height"]):
-        problems.append(f"{lang} -> {to}: §{section_number} at {where['top']:.0f} px, not on the screen below the header")
+        problems.append(
+            f"{lang} -> {to}: §{section_number} at {where['top']:.0f} px, not on the screen below the header"
+        )
     return problems
 
 
@@ -218,7 +226,9 @@ def focus_problems(page, stops: int = 120) -> tuple[list[str], list[str]]:
             continue
         seen.append(focused["name"])
         if focused["outline"] < 2 and focused["shadow"] < 2:
-            bare.append(f"{focused['name']!r} (outline {focused['outline']} px, shadow {focused['shadow']} px)")
+            bare.append(
+                f"{focused['name']!r} (outline {focused['outline']} px, shadow {focused['shadow']} px)"
+            )
     return seen, bare
 
 
@@ -275,7 +285,9 @@ def test_a_contents_link_lands_below_the_header(browser, served, width):
     assert problems == []
 
 
-@pytest.mark.parametrize(("width", "lang", "to"), [(360, "en", "ko"), (390, "ko", "id"), (LAPTOP[0], "id", "en")])
+@pytest.mark.parametrize(
+    ("width", "lang", "to"), [(360, "en", "ko"), (390, "ko", "id"), (LAPTOP[0], "id", "en")]
+)
 def test_the_language_switch_keeps_the_section(browser, served, width, lang, to):
     context = context_for(browser, width)
     try:
@@ -308,7 +320,9 @@ def test_every_header_control_shows_a_focus_ring(browser, served, width, scheme)
     finally:
         context.close()
     # On the laptop the search and the contents are in the sidebars, not in the header.
-    expected = {"Toggle primary sidebar", "Color mode"} | ({"Search", "Toggle secondary sidebar"} if width in PHONES else set())
+    expected = {"Toggle primary sidebar", "Color mode"} | (
+        {"Search", "Toggle secondary sidebar"} if width in PHONES else set()
+    )
     assert expected <= set(seen), seen
     assert any(name.startswith("EN") or "English" in name for name in seen), seen  # the switch
     assert any("Launch" in name for name in seen), seen  # the page menu
@@ -327,10 +341,12 @@ def test_focusing_a_header_control_keeps_the_page_still(browser, served, width):
                  document.querySelector('article.bd-article section section section').scrollIntoView();
                  const moved = {};
                  for (const control of document.querySelectorAll(header + ' :is(button, summary, a)')) {
-                   if (!control.getClientRects().length || control.closest('.dropdown-menu, .lang-switch-list')) continue;
+                   if (!control.getClientRects().length) continue;
+                   if (control.closest('.dropdown-menu, .lang-switch-list')) continue;
                    const before = scrollY;
                    control.focus();
-                   if (Math.abs(scrollY - before) > 1) moved[control.getAttribute('aria-label') || control.textContent.trim()] = scrollY - before;
+                   const name = control.getAttribute('aria-label') || control.textContent.trim();
+                   if (Math.abs(scrollY - before) > 1) moved[name] = scrollY - before;
                    scrollTo(0, before);
                  }
                  return moved;
@@ -368,7 +384,8 @@ def test_phone_headings_korean_title_and_search_dialog(browser, served):
         gap = page.evaluate(
             """() => { const input = document.querySelector('#pst-search-dialog input');
                  const icon = input.parentElement.querySelector('i, svg, .fa-magnifying-glass');
-                 const start = input.getBoundingClientRect().left + parseFloat(getComputedStyle(input).paddingLeft);
+                 const start = input.getBoundingClientRect().left
+                   + parseFloat(getComputedStyle(input).paddingLeft);
                  return start - icon.getBoundingClientRect().right; }"""
         )
     finally:
@@ -394,7 +411,9 @@ def axe_findings(page) -> list[str]:
             if not any(part in " ".join(map(str, node["target"])) for part in NOT_HERE)
         ]
         if nodes:
-            found.append(f"{violation['id']} ({violation['impact']}): {len(nodes)} element(s), e.g. {nodes[:3]}")
+            found.append(
+                f"{violation['id']} ({violation['impact']}): {len(nodes)} element(s), e.g. {nodes[:3]}"
+            )
     return found
 
 
@@ -423,10 +442,14 @@ def test_header_screenshots(browser, served, scheme):
             page = open_page(context, served + site_path(docname))
             page.screenshot(path=str(SCREENSHOTS / f"header360-{lang}-{scheme}.png"), clip=clip(page, 160))
             page.locator(".lang-switch-menu > summary").tap()
-            page.screenshot(path=str(SCREENSHOTS / f"header360-{lang}-{scheme}-languages.png"), clip=clip(page, 260))
+            page.screenshot(
+                path=str(SCREENSHOTS / f"header360-{lang}-{scheme}-languages.png"), clip=clip(page, 260)
+            )
             page.locator(".posenc-page-menu .dropdown-toggle").tap()
             page.wait_for_selector(".posenc-page-menu .dropdown-menu.show")
-            page.screenshot(path=str(SCREENSHOTS / f"header360-{lang}-{scheme}-page-menu.png"), clip=clip(page, 320))
+            page.screenshot(
+                path=str(SCREENSHOTS / f"header360-{lang}-{scheme}-page-menu.png"), clip=clip(page, 320)
+            )
             page.close()
     finally:
         context.close()

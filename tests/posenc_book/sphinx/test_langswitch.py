@@ -15,13 +15,22 @@ def app(lang: str):
 
 def twin(lang: str, page: str = "06_rope") -> dict:
     """As twin_pages() gives it: from the page's folder up to the site root, then the edition's."""
-    return {"lang": lang, "label": EDITIONS[lang]["name"], "url": f"{'../' * (page.count('/') + 1)}{lang}/{page}.html"}
+    return {
+        "lang": lang,
+        "label": EDITIONS[lang]["name"],
+        "url": f"{'../' * (page.count('/') + 1)}{lang}/{page}.html",
+    }
 
 
 def test_the_menu_lists_every_edition_in_order_the_current_one_marked():
     menu = language_menu(app("id"), "06_rope", [twin("en"), twin("ko")])
     assert [(item["lang"], item["current"]) for item in menu] == [("en", False), ("id", True), ("ko", False)]
-    assert menu[1] == {"lang": "id", "label": "Bahasa Indonesia", "url": "../id/06_rope.html", "current": True}
+    assert menu[1] == {
+        "lang": "id",
+        "label": "Bahasa Indonesia",
+        "url": "../id/06_rope.html",
+        "current": True,
+    }
 
 
 def test_a_page_in_a_folder_links_to_itself_from_its_folder():

@@ -138,7 +138,11 @@ def language_menu(app, pagename: str, twins: list[dict]) -> list[dict]:
         "current": True,
     }
     by_lang = {twin["lang"]: {**twin, "current": False} for twin in twins}
-    return [here if other == lang else by_lang[other] for other in app.config.editions if other in by_lang or other == lang]
+    return [
+        here if other == lang else by_lang[other]
+        for other in app.config.editions
+        if other in by_lang or other == lang
+    ]
 
 
 def note_twin_sources(app, doctree):
