@@ -3,8 +3,9 @@
 Each edition (en, id, ko) is its own Sphinx build with its own ``language`` (see posenc_book.build), so
 Sphinx and the themes already speak it: captions, numbering, search page, previous/next. This adds:
 
-- the language switch: links to this page in the other editions (rendered by the ``lang-switch.html``
-  template in the article header) and ``<link rel="alternate" hreflang>`` in the head;
+- the language switch: a menu of this page in every edition, the current one marked (rendered by the
+  ``lang-switch.html`` template in the article header), and ``<link rel="alternate" hreflang>`` to the
+  other editions in the head;
 - the words no installed catalog translates, or translates badly, asked before the catalogs;
 - "Proof." in the edition's language (sphinx-proof writes the English word into the text itself);
 - a name for the sidebar's icon-only expand buttons, and the copy button's words in id and ko;
@@ -121,6 +122,29 @@ def twin_pages(app, pagename: str) -> list[dict]:
     return twins
 
 
+def language_menu(app, pagename: str, twins: list[dict]) -> list[dict]:
+    """Every edition of this page in the editions' order, this one with ``current: True``.
+
+    The switch names the edition the reader is in (its menu button), so the list holds it too;
+    without twins there is no menu.
+    """
+    if not twins:
+        return []
+    lang = app.config.language
+    here = {
+        "lang": lang,
+        "label": app.config.editions.get(lang, {}).get("name", lang),
+        "url": f"{'../' * pagename.count('/')}../{lang}/{pagename}.html",
+        "current": True,
+    }
+    by_lang = {twin["lang"]: {**twin, "current": False} for twin in twins}
+    return [
+        here if other == lang else by_lang[other]
+        for other in app.config.editions
+        if other in by_lang or other == lang
+    ]
+
+
 def note_twin_sources(app, doctree):
     """Make a page depend on its twins' sources, so that its switch links follow when one appears.
 
@@ -137,6 +161,7 @@ def note_twin_sources(app, doctree):
 def add_language_context(app, pagename, templatename, context, doctree):
     context["language_switch_label"] = message("site.language_switch", app.config.language)
     context["language_links"] = links = twin_pages(app, pagename) if is_site(app) else []
+    context["language_menu"] = language_menu(app, pagename, links)
     context["downloads"] = app.config.downloads if pagename == app.config.root_doc else {}
     context["metatags"] = context.get("metatags", "") + "".join(
         f'\n<link rel="alternate" hreflang="{link["lang"]}" href="{link["url"]}" />' for link in links
