@@ -77,13 +77,16 @@
   const PREFIX = "#posenc-section=";
   const article = () => document.querySelector("article.bd-article");
   // The page's sections: those with a heading of their own (sphinx-proof writes a <section
-  // id="proof-content"> into each proof, which is no section of the outline).
-  const isSection = (node) => [...node.children].some((child) => /^H[1-6]$/.test(child.tagName));
-  const sections = (root) => [...(root?.querySelectorAll("section[id]") ?? [])].filter(isSection);
+  // id="proof-content"> into each proof, which is no section of the outline). A section's id is on
+  // its heading (posenc_book.sphinx.search_marks moves it there for the search), except the page's.
+  const headingOf = (node) => [...node.children].find((child) => /^H[1-6]$/.test(child.tagName));
+  const isSection = (node) => Boolean(headingOf(node));
+  const anchorOf = (section) => (section.id ? section : headingOf(section));
+  const sections = (root) => [...(root?.querySelectorAll("section") ?? [])].filter(isSection);
   const parentOf = (section) => {
-    let node = section.parentElement.closest("section[id], article");
+    let node = section.parentElement.closest("section, article");
     while (node && node.tagName === "SECTION" && !isSection(node)) {
-      node = node.parentElement.closest("section[id], article");
+      node = node.parentElement.closest("section, article");
     }
     return node;
   };
@@ -140,8 +143,9 @@
   if (location.hash.startsWith(PREFIX)) {
     const path = location.hash.slice(PREFIX.length).split(".").map(Number);
     const section = path.every((n) => n > 0) ? sectionAt(path) : null;
-    history.replaceState(history.state, "", section ? `#${section.id}` : location.pathname + location.search);
-    section?.scrollIntoView();
+    const target = section && anchorOf(section);
+    history.replaceState(history.state, "", target?.id ? `#${target.id}` : location.pathname + location.search);
+    target?.scrollIntoView();
   }
 
   const menus = () => document.querySelectorAll("details.lang-switch-menu[open]");
