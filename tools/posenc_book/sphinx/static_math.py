@@ -35,6 +35,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 from docutils import nodes
@@ -71,8 +72,16 @@ class Renderer:
     def __init__(self):
         self.process: subprocess.Popen | None = None
         self.done: dict[tuple[str, bool], str] = {}
+        self.seconds = 0.0  # spent waiting for MathJax: what typesetting costs the build
 
     def _ask(self, request: dict) -> dict:
+        began = time.perf_counter()
+        try:
+            return self._send(request)
+        finally:
+            self.seconds += time.perf_counter() - began
+
+    def _send(self, request: dict) -> dict:
         if self.process is None:
             if not (MATHJAX / "node_modules").is_dir():
                 raise MathJaxError(
@@ -174,9 +183,32 @@ def merge(app, env, docnames, other):
 
 
 def link_stylesheet(app, pagename, templatename, context, doctree):
-    """Pages with math link the math stylesheet; no page loads a script for it."""
-    if _active(app) and getattr(app.env, "posenc_math", {}).get(pagename):
-        app.add_css_file(CSS)
+    """Pages with math link the math stylesheet and preload its two tiny fonts; no page loads a script
+    for its math.
+
+    Every family of the stylesheet starts with MJX-NCM-ZERO (840 bytes), and the browser asks for the
+    family's next font (MJX-NCM-N, the letters) only once it has that one: a round trip more (0.56 s on
+    Fast 3G). Preloaded, the zero font is there when the page is laid out. The other fonts are not
+    preloaded: they would share the connection with the stylesheets the first paint waits for (all of
+    chapter 6's, preloaded, put it off by 1.1 s; the zero font alone by about 0.1 s, and brought the
+    math 0.5 s sooner).
+    """
+    if not (_active(app) and getattr(app.env, "posenc_math", {}).get(pagename)):
+        return
+    app.add_css_file(CSS)
+    body = context.get("body", "")
+    families = ["MJX-NCM-ZERO", *(["MJX-BRK"] if "<mjx-break" in body else [])]
+    links = [
+        f'<link rel="preload" href="{context["pathto"](f"_static/{FONT_DIR}/{font_file(family)}", 1)}"'
+        ' as="font" type="font/woff2" crossorigin="anonymous" />'
+        for family in families
+    ]
+    context["metatags"] = context.get("metatags", "") + "\n".join(links) + "\n"
+
+
+def font_file(family: str) -> str:
+    """A family's file: MJX-NCM-DS -> mjx-ncm-ds.woff2, MJX-BRK -> mjx-ncm-brk.woff2."""
+    return ("MJX-NCM-BRK" if family == "MJX-BRK" else family).lower() + ".woff2"
 
 
 def used_fonts(css: str, html: list[str]) -> tuple[str, list[str]]:
@@ -215,6 +247,12 @@ def write_assets(app, exception):
         for file in files:
             shutil.copyfile(FONTS / file, fonts / file)
         shutil.copyfile(MATHJAX / "node_modules" / "@mathjax" / "src" / "LICENSE", fonts / "LICENSE")
+        logger.info(
+            "static_math: %d formulas typeset by MathJax 4 in %.1f s; %d fonts",
+            len(renderer.done),
+            renderer.seconds,
+            len(files),
+        )
     finally:
         renderer.close()
 
