@@ -16,9 +16,10 @@ $(BIN)/.installed: requirements.txt pyproject.toml tools/pyproject.toml $(MATHJA
 	touch $@
 
 # MathJax 4 in Node, which typesets the site's math at build time (posenc_book.sphinx.static_math), at the
-# versions of tools/mathjax/package-lock.json. Node 18 or later (.ci/run installs it).
+# versions of tools/mathjax/package-lock.json (errors only: npm prints its summary on stdout). Node 18 or
+# later (.ci/run installs it).
 $(MATHJAX): tools/mathjax/package.json tools/mathjax/package-lock.json
-	npm ci --prefix tools/mathjax --no-audit --no-fund --loglevel=error
+	npm ci --prefix tools/mathjax --no-audit --no-fund --no-progress --loglevel=error >/dev/null
 	touch $@
 
 # One Sphinx build per edition (en, id, ko) into _build/html/<lang>/, the landing page, the search index.

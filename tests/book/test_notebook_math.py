@@ -13,10 +13,10 @@ to MathJax as it stands, and MathJax answers "Misplaced &". This test sees the n
 * all the fragments of all the notebooks are typeset in one page of headless Chromium, each in its own
   element, by MathJax 3.2.2, JupyterLab's (the npm package ``mathjax``, installed in tools/mathjax by
   ``make``; the site itself typesets its math with MathJax 4 when it is built), configured as
-  ``@jupyterlab/mathjax-extension`` configures its TeX input: every package of MathJax's AllPackages plus ``require``, ``$``/``\\(`` inline,
-  ``$$``/``\\[`` display, ``processEscapes`` and ``processEnvironments``. Two packages of that list are
-  left out, ``noerrors`` and ``noundefined``: they only disguise an error (as the raw TeX, or as the
-  unknown macro in red), and the test must see it;
+  ``@jupyterlab/mathjax-extension`` configures its TeX input: every package of MathJax's AllPackages
+  plus ``require``, ``$``/``\\(`` inline, ``$$``/``\\[`` display, ``processEscapes`` and
+  ``processEnvironments``. Two packages of that list are left out, ``noerrors`` and ``noundefined``:
+  they only disguise an error (as the raw TeX, or as the unknown macro in red), and the test must see it;
 * every fragment whose output holds an ``mjx-merror`` (or no formula at all) is reported with its
   notebook, its 0-based cell index and MathJax's message.
 
