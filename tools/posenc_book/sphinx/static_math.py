@@ -31,6 +31,7 @@ The EPUB keeps sphinx.ext.imgmath (posenc_book.build); the PDF is LaTeX. Neither
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -195,15 +196,36 @@ def link_stylesheet(app, pagename, templatename, context, doctree):
     """
     if not (_active(app) and getattr(app.env, "posenc_math", {}).get(pagename)):
         return
-    app.add_css_file(CSS)
     body = context.get("body", "")
     families = ["MJX-NCM-ZERO", *(["MJX-BRK"] if "<mjx-break" in body else [])]
+    pathto = context["pathto"]
     links = [
-        f'<link rel="preload" href="{context["pathto"](f"_static/{FONT_DIR}/{font_file(family)}", 1)}"'
+        f'<link rel="preload" href="{pathto(f"_static/{FONT_DIR}/{font_file(family)}", 1)}"'
         ' as="font" type="font/woff2" crossorigin="anonymous" />'
         for family in families
     ]
+    # Not through app.add_css_file, which takes no query string: see stylesheet_version.
+    links.append(
+        f'<link rel="stylesheet" type="text/css" href="{pathto(f"_static/{CSS}", 1)}'
+        f'?v={stylesheet_version(app)}" />'
+    )
     context["metatags"] = context.get("metatags", "") + "\n".join(links) + "\n"
+
+
+def stylesheet_version(app) -> str:
+    """A digest of every formula of the edition and of MathJax's version, which make the stylesheet.
+
+    The stylesheet is written when the build ends, after the pages, so Sphinx cannot add its own
+    ``?v=`` checksum to the link, and a page must not get a cached stylesheet that lacks its formulas'
+    rules. A page that an incremental build does not write again keeps its link, to the same file,
+    whose rules are a superset of the ones it needs.
+    """
+    if getattr(app, "posenc_math_version", None) is None:
+        digest = hashlib.sha256((MATHJAX / "package-lock.json").read_bytes())
+        for tex, display in sorted(set().union(*app.env.posenc_math.values())):
+            digest.update(f"{display:d}{tex}\0".encode())
+        app.posenc_math_version = digest.hexdigest()[:8]
+    return app.posenc_math_version
 
 
 def font_file(family: str) -> str:
