@@ -4,13 +4,15 @@ code and wide formulas show that they scroll.
 - **Every formula is typeset in the built pages** (no browser): every ``span.math`` and ``div.math`` holds
   MathJax's output (``mjx-container``) with its MathML for screen readers (``mjx-assistive-mml``), and no
   page shows a TeX delimiter ``\\(`` or ``\\[`` as text outside code. Before issue 32 every formula was
-  raw TeX in the page until MathJax 3 typeset it in the browser.
+  raw TeX in the page until MathJax 3 typeset it in the browser. The search index holds each formula
+  once, in plain letters (its MathML), not also as the mathematical italic drawn on screen.
 - **On Fast 3G.** Chapter 6 (the chapter with the most display math) is loaded with a cold cache, the
   network throttled through the DevTools protocol to DevTools' own "Fast 3G" preset, once served as
   the files are (the test server does not compress) and once gzip-encoded, as a static host serves it.
   At the first contentful paint no raw TeX is in view, and the math's fonts are loaded within 3 s of it.
   The times are printed.
-- **Formulas are not tab stops.** MathJax 3 made every formula one (233 of chapter 6's 440).
+- **Formulas are not tab stops** (MathJax 3 made every formula one: 233 of chapter 6's 440), except a
+  display formula wider than its column, which the arrow keys then scroll.
 - **Scroll shadows** (book/_static/posenc-scroll.css). At 360 px, a code block wider than the screen shows
   a shadow at the edge where more code lies, and none at the other; scrolled to its end, the other way
   round; a code block that fits shows none. Read from the pixels of the rendered box, in light and
@@ -26,6 +28,7 @@ import contextlib
 import functools
 import gzip
 import io
+import json
 import mimetypes
 import re
 import threading
@@ -119,6 +122,23 @@ def test_every_formula_of_every_page_is_typeset_with_its_mathml(site):
     print(f"{total} formulas on {len(pages)} pages, each typeset with its MathML")
     assert total > 1000, total  # the three editions' math, not an empty site
     assert problems == {}
+
+
+# Mathematical alphanumeric symbols (italic omega U+1D714, bold x U+1D431): what the page draws, not
+# what a reader types in a search.
+MATH_LETTERS = re.compile("[\U0001d400-\U0001d7ff]")
+
+
+def test_the_search_index_has_each_formula_once_in_plain_letters(site):
+    """Pagefind indexes a formula's MathML (ω, i), not also the mathematical italic drawn on screen."""
+    found, formulas = {}, 0
+    for fragment in (site / "pagefind" / "fragment").glob("*.pf_fragment"):
+        text = gzip.decompress(fragment.read_bytes()).decode("utf-8", errors="replace")
+        data = json.loads(text[text.index("{") :])
+        formulas += "ω" in data["content"]
+        if letters := MATH_LETTERS.findall(data["content"]):
+            found[data["url"]] = "".join(letters[:10])
+    assert formulas > 0 and found == {}, (formulas, found)
 
 
 def test_the_markup_check_can_fail():
@@ -265,42 +285,62 @@ def test_fast_3g_shows_typeset_math_within_3_s_of_the_first_paint(browser, site,
 
 
 # ------------------------------------------------------------------------------------------------
-# Keyboard: formulas are not tab stops
+# Keyboard: formulas are not tab stops, except a display formula that scrolls
 
 TAB_STOPS_JS = """() => {
   const stops = [...document.querySelectorAll('*')].filter(el => el.tabIndex >= 0 && !el.disabled
     && !el.closest('[hidden], [inert]') && el.getClientRects().length > 0);
-  return {stops: stops.length,
-          formulas: stops.filter(el => el.closest('mjx-container, .math')).length,
-          mathTotal: document.querySelectorAll('.math').length};
+  const formulas = stops.filter(el => el.closest('mjx-container, .math'));
+  const wide = [...document.querySelectorAll('.bd-article mjx-container[display="true"]')]
+    .filter(el => el.getClientRects().length && el.scrollWidth > el.clientWidth);
+  return {stops: stops.length, formulas: formulas.length, wide: wide.length,
+          mathTotal: document.querySelectorAll('.math').length,
+          // A formula that is a tab stop but does not scroll, and one that scrolls but is no tab stop.
+          needless: formulas.filter(el => !wide.includes(el)).length,
+          unreachable: wide.filter(el => el.tabIndex < 0).length};
 }"""
 
 
 @pytest.mark.browser
-def test_no_formula_is_a_tab_stop(browser, served):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+@pytest.mark.parametrize("width", [1280, 360])
+def test_only_a_formula_that_scrolls_is_a_tab_stop(browser, served, width):
+    """No inline formula and no display formula that fits is a tab stop; a display formula wider than
+    its column is one, and the arrow keys scroll it."""
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, is_mobile=width < 400, service_workers="block"
+    )
     try:
         page = context.new_page()
         page.goto(served + site_path(CHAPTER), wait_until="load")
-        found = page.evaluate(TAB_STOPS_JS)
-        # A real Tab from the top of the article: the focus never lands in a formula.
-        page.focus("article.bd-article")
-        landed = []
-        for _ in range(40):
-            page.keyboard.press("Tab")
-            landed.append(page.evaluate("() => !!document.activeElement.closest('mjx-container, .math')"))
-        # The check can fail: a formula made focusable, as MathJax 3 made each of them.
+        page.evaluate("async () => { await document.fonts.ready; }")
+        found = page.wait_for_function(
+            f"() => {{ const found = ({TAB_STOPS_JS})(); return found.unreachable === 0 && found; }}",
+            timeout=10_000,
+        ).json_value()
+        scrolled = None
+        if found["wide"]:
+            wide = page.locator('.bd-article mjx-container[display="true"][tabindex="0"]').first
+            wide.focus()
+            page.keyboard.press("ArrowRight")
+            scrolled = wide.evaluate("el => el.scrollLeft")
+        # The check can fail: an inline formula made focusable, as MathJax 3 made each of them.
         page.evaluate(
-            "() => [...document.querySelectorAll('.bd-article mjx-container')]"
+            "() => [...document.querySelectorAll('.bd-article span.math mjx-container')]"
             ".find(el => el.getClientRects().length).setAttribute('tabindex', '0')"
         )
         spoiled = page.evaluate(TAB_STOPS_JS)
     finally:
         context.close()
-    print(f"{CHAPTER}: {found['stops']} tab stops, {found['formulas']} of them formulas")
+    print(
+        f"{CHAPTER} at {width} px: {found['stops']} tab stops, {found['formulas']} of them formulas, "
+        f"{found['wide']} formulas scroll; one scrolled {scrolled} px by the arrow key"
+    )
     assert found["mathTotal"] > 100 and found["stops"] > 0, found
-    assert found["formulas"] == 0 and not any(landed), found
-    assert spoiled["formulas"] == 1, spoiled
+    assert found["needless"] == 0 and found["formulas"] == found["wide"], found
+    assert found["wide"] == 0 or scrolled > 0, (found, scrolled)
+    assert spoiled["needless"] == 1, spoiled
+    if width == 360:
+        assert found["wide"] > 0, found  # chapter 6 has formulas wider than a phone
 
 
 # ------------------------------------------------------------------------------------------------

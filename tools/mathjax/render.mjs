@@ -43,7 +43,9 @@ async function answer(request) {
   if (error) {
     return {error: error[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"')};
   }
-  return {html: html.replace(DATA_LATEX, '')};
+  // The search index (Pagefind) reads the formula once, from its MathML (plain letters: ω, i), not
+  // a second time from the characters drawn on screen (𝜔𝑖, mathematical italic): "𝜔𝑖ωi" in excerpts.
+  return {html: html.replace(DATA_LATEX, '').replace('<mjx-math ', '<mjx-math data-pagefind-ignore ')};
 }
 
 // One request at a time, in order: the answers come back in the order of the questions.

@@ -74,6 +74,8 @@ def test_every_formula_is_typeset_with_sphinx_numbers_and_labels(tmp_path):
     assert html.count("<mjx-container") == 5 and html.count("<mjx-assistive-mml") == 5
     assert not re.search(r"<script[^>]*mathjax", html, re.IGNORECASE) and "data-latex" not in html
     assert "\\(" not in html and "\\[" not in html
+    # The search index reads each formula once, from its MathML, not from the characters on screen.
+    assert html.count("<mjx-math data-pagefind-ignore") == 5
     # Sphinx's number, permalink and id on the labelled equation, and the reference to it.
     assert re.search(
         r'<div class="math notranslate nohighlight" id="equation-rotation">\s*<span class="eqno">\(1\)', html

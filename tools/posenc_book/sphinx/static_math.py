@@ -209,7 +209,28 @@ def link_stylesheet(app, pagename, templatename, context, doctree):
         f'<link rel="stylesheet" type="text/css" href="{pathto(f"_static/{CSS}", 1)}'
         f'?v={stylesheet_version(app)}" />'
     )
+    if "<mjx-container" in body and 'display="true"' in body:
+        links.append(SCROLL_FOCUS)
     context["metatags"] = context.get("metatags", "") + "\n".join(links) + "\n"
+
+
+# A display formula wider than its column scrolls sideways in its own box (langswitch.css). That one, and
+# only that one, takes the keyboard focus, so that the arrow keys scroll it (WCAG 2.1.1; axe's
+# scrollable-region-focusable), as Chromium does by itself since version 130; a formula that fits, and
+# every inline one, is no tab stop (MathJax 3 made each formula one: 233 of chapter 6's 440 tab stops).
+# Checked again whenever a formula or its box changes size (the fonts arrive, the window turns).
+SCROLL_FOCUS = """<script>
+document.addEventListener("DOMContentLoaded", () => {
+  const check = new ResizeObserver(entries => entries.forEach(({target}) => {
+    const box = target.closest("mjx-container");
+    if (box.scrollWidth > box.clientWidth) box.tabIndex = 0; else box.removeAttribute("tabindex");
+  }));
+  document.querySelectorAll('mjx-container[display="true"]').forEach(box => {
+    check.observe(box);
+    check.observe(box.firstElementChild);
+  });
+});
+</script>"""
 
 
 def stylesheet_version(app) -> str:
