@@ -2,16 +2,24 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
+MATHJAX := tools/mathjax/node_modules/.installed
 # One thread and a fixed hash seed: the same outputs on every machine.
 export OMP_NUM_THREADS := 1
 export PYTHONHASHSEED := 0
 
 .PHONY: book test check lint format execute serve clean edition handouts pdf epub dist
 
-$(BIN)/.installed: requirements.txt pyproject.toml tools/pyproject.toml
+$(BIN)/.installed: requirements.txt pyproject.toml tools/pyproject.toml $(MATHJAX)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+# MathJax 4 in Node, which typesets the site's math at build time (posenc_book.sphinx.static_math), at the
+# versions of tools/mathjax/package-lock.json (errors only: npm prints its summary on stdout). Node 18 or
+# later (.ci/run installs it).
+$(MATHJAX): tools/mathjax/package.json tools/mathjax/package-lock.json
+	npm ci --prefix tools/mathjax --no-audit --no-fund --no-progress --loglevel=error >/dev/null
 	touch $@
 
 # One Sphinx build per edition (en, id, ko) into _build/html/<lang>/, the landing page, the search index.

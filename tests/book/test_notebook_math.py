@@ -11,11 +11,12 @@ to MathJax as it stands, and MathJax answers "Misplaced &". This test sees the n
 * the text, with the math replaced by placeholders, goes through a CommonMark renderer, and a fragment
   whose placeholder lands in code (``<pre>``, ``<code>``) is dropped: MathJax does not typeset there;
 * all the fragments of all the notebooks are typeset in one page of headless Chromium, each in its own
-  element, by the vendored MathJax (book/_static/mathjax) configured as ``@jupyterlab/mathjax-extension``
-  configures its TeX input: every package of MathJax's AllPackages plus ``require``, ``$``/``\\(`` inline,
-  ``$$``/``\\[`` display, ``processEscapes`` and ``processEnvironments``. Two packages of that list are
-  left out, ``noerrors`` and ``noundefined``: they only disguise an error (as the raw TeX, or as the
-  unknown macro in red), and the test must see it;
+  element, by MathJax 3.2.2, JupyterLab's (the npm package ``mathjax``, installed in tools/mathjax by
+  ``make``; the site itself typesets its math with MathJax 4 when it is built), configured as
+  ``@jupyterlab/mathjax-extension`` configures its TeX input: every package of MathJax's AllPackages
+  plus ``require``, ``$``/``\\(`` inline, ``$$``/``\\[`` display, ``processEscapes`` and
+  ``processEnvironments``. Two packages of that list are left out, ``noerrors`` and ``noundefined``:
+  they only disguise an error (as the raw TeX, or as the unknown macro in red), and the test must see it;
 * every fragment whose output holds an ``mjx-merror`` (or no formula at all) is reported with its
   notebook, its 0-based cell index and MathJax's message.
 
@@ -40,8 +41,9 @@ import pytest
 from book_files import BOOK, NOTEBOOKS, ROOT
 from site_helpers import PageReport, load_problems, new_context, serve, watched_page
 
-STATIC = BOOK / "_static"
-MATHJAX = STATIC / "mathjax" / "tex-chtml.js"
+# MathJax 3's browser bundle and its extensions and fonts, as npm installs it (tools/mathjax/package.json).
+MATHJAX_ES5 = ROOT / "tools" / "mathjax" / "node_modules" / "mathjax" / "es5"
+MATHJAX = MATHJAX_ES5 / "tex-chtml.js"
 
 # ------------------------------------------------------------------------------------------------
 # Splitting Markdown into text and math, as @jupyterlab/rendermime's removeMath does
@@ -205,7 +207,7 @@ def notebook_fragments(notebooks: list[Path] = NOTEBOOKS) -> list[Fragment]:
 # Typesetting them all in one page
 
 # The TeX input of @jupyterlab/mathjax-extension. Its packages, AllPackages + require, are set in
-# startup.ready from the vendored all-packages component (which also loads them), so that they are the
+# startup.ready from MathJax 3's all-packages component (which also loads them), so that they are the
 # list of that MathJax version, minus the packages that hide errors.
 HIDE_ERRORS = ["noerrors", "noundefined"]
 MATHJAX_CONFIG = {
@@ -230,7 +232,7 @@ window.MathJax.startup.ready = () => {
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>notebook math</title>
 <script>const HIDE_ERRORS = {hide};\nwindow.MathJax = {config};\n{ready}</script>
-<script src="mathjax/tex-chtml.js"></script>
+<script src="tex-chtml.js"></script>
 </head><body>
 {divs}
 </body></html>
@@ -269,7 +271,7 @@ def typeset(browser, fragments: list[str]) -> tuple[dict, list[str]]:
         .replace("{ready}", READY_JS)
         .replace("{divs}", divs)
     )
-    with serve(STATIC) as base_url:
+    with serve(MATHJAX_ES5) as base_url:
         context = new_context(browser)
         try:
             url = base_url + "notebook-math.html"
@@ -310,7 +312,7 @@ def typeset_all(browser):
     Returns (the notebooks' fragments, the TeX of all fragments, MathJax's results, page problems, seconds).
     """
     if not MATHJAX.is_file():
-        pytest.fail(f"no vendored MathJax at {MATHJAX}")
+        pytest.fail(f"no MathJax 3 at {MATHJAX}: run `make` (npm ci --prefix tools/mathjax)")
     fragments = notebook_fragments()
     texts = [fragment.tex for fragment in fragments] + [SELF_TEST_BAD, SELF_TEST_GOOD, SELF_TEST_UNDEFINED]
     began = time.perf_counter()

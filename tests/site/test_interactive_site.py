@@ -21,7 +21,7 @@ import re
 import pytest
 from site_helpers import (
     INTERACTIVE_ALLOWANCE,
-    MATHJAX_READY_JS,
+    MATH_READY_JS,
     SITE,
     PageReport,
     axe_problems,
@@ -80,7 +80,7 @@ def test_the_slider_moves_the_plotted_data(browser, served, docname):
     page = watched_page(context, report)
     try:
         page.goto(report.url, wait_until="load")
-        page.evaluate(MATHJAX_READY_JS)
+        page.evaluate(MATH_READY_JS)
         box = page.locator(f"#{div_id(docname)}")
         box.scroll_into_view_if_needed()  # plotly.js is loaded when the figure comes near the screen
         box.locator(".posenc-slider input").wait_for(timeout=30_000)  # added once plotly has drawn

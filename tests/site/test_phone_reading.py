@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from site_helpers import MATHJAX_READY_JS, SCREENSHOTS, site_path
+from site_helpers import MATH_READY_JS, SCREENSHOTS, site_path
 
 from posenc.words import LANGUAGES
 
@@ -133,7 +133,7 @@ def phone(browser, width: int, *, without_fix: bool = False):
 def open_page(context, url: str):
     page = context.new_page()
     page.goto(url, wait_until="load")
-    page.evaluate(MATHJAX_READY_JS)
+    page.evaluate(MATH_READY_JS)
     return page
 
 

@@ -202,6 +202,22 @@ def course_substitutions(course: dict, lang: str) -> dict[str, int | str]:
     return values
 
 
+# Jupyter Book 1 loads sphinx-design and sphinx-thebe in every build, and each puts its files on every
+# page (sphinx-design.min.css, 55 KB, and design-tabs.js; sphinx-thebe.js and its configuration), which
+# no page uses: the book has no tab, grid, card or dropdown, and no live-code button. An edition lists
+# its extensions itself (``extensions`` in sphinx.config replaces Jupyter Book's list): Jupyter Book's
+# without these two, then _config.yml's. A directive of sphinx-design would now fail the build.
+UNUSED_EXTENSIONS = ("sphinx_design", "sphinx_thebe")
+
+
+def sphinx_extensions(extra: list[str]) -> list[str]:
+    """Jupyter Book's default Sphinx extensions without ``UNUSED_EXTENSIONS``, then ``extra``."""
+    from jupyter_book.config import get_default_sphinx_config
+
+    names = dict.fromkeys([*get_default_sphinx_config()["extensions"], *extra])
+    return [name for name in names if name not in UNUSED_EXTENSIONS]
+
+
 def edition_config(config: dict, lang: str, hidden: bool = False, book_format: str = "html") -> dict:
     """``config`` for one edition: its language, title and author; every path made absolute.
 
@@ -246,6 +262,7 @@ def edition_config(config: dict, lang: str, hidden: bool = False, book_format: s
         settings["hide_solutions"] = True
         extensions = sphinx.get("extra_extensions", [])
         sphinx["extra_extensions"] = [*extensions, "posenc_book.sphinx.hidden_solutions"]
+    settings["extensions"] = sphinx_extensions(sphinx.get("extra_extensions", []))
     if hidden or book_format != "html":
         edition["launch_buttons"] = {
             **edition.get("launch_buttons", {}),
