@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from site_helpers import MATHJAX_READY_JS, SITE, site_path
+from site_helpers import MATH_READY_JS, SITE, site_path
 
 pytestmark = pytest.mark.browser
 
@@ -97,7 +97,7 @@ def drawn_figure(context, url: str, selector: str = ".posenc-interactive"):
     """The page at ``url`` and its first interactive figure's plot, once plotly has drawn it."""
     page = context.new_page()
     page.goto(url, wait_until="load")
-    page.evaluate(MATHJAX_READY_JS)
+    page.evaluate(MATH_READY_JS)
     box = page.locator(selector).first
     box.scroll_into_view_if_needed()  # plotly.js is loaded when the figure comes near the screen
     box.locator(".posenc-slider input").wait_for(timeout=30_000)  # added once plotly has drawn
@@ -281,7 +281,7 @@ def test_the_numbers_of_figure_8_1_are_readable(browser, served, lang, width, sc
     try:
         page = context.new_page()
         page.goto(served + site_path(f"book/{lang}/08_experiment"), wait_until="load")
-        page.evaluate(MATHJAX_READY_JS)
+        page.evaluate(MATH_READY_JS)
         figure = page.locator(f"#fig-experiment-table-{lang}")
         # The figure just under the sticky header, for the screenshot.
         figure.evaluate("f => window.scrollBy(0, f.getBoundingClientRect().top - 140)")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from site_helpers import MATHJAX_READY_JS, SCREENSHOTS, run_axe, site_path
+from site_helpers import MATH_READY_JS, SCREENSHOTS, run_axe, site_path
 
 from posenc.words import LANGUAGES
 
@@ -105,7 +105,7 @@ def context_for(browser, width: int, *, scheme: str = "light", block: re.Pattern
 def open_page(context, url: str):
     page = context.new_page()
     page.goto(url, wait_until="load")
-    page.evaluate(MATHJAX_READY_JS)
+    page.evaluate(MATH_READY_JS)
     return page
 
 
@@ -195,7 +195,7 @@ def switch_problems(page, lang: str, to: str, section_number: str = DEEP_SECTION
     link = page.locator(f'.lang-switch-list a.lang-switch[hreflang="{to}"]')
     with page.expect_navigation(wait_until="load"):
         link.tap() if page.viewport_size["width"] in PHONES else link.click()
-    page.evaluate(MATHJAX_READY_JS)
+    page.evaluate(MATH_READY_JS)
     hash_ = page.evaluate("() => location.hash")
     if not hash_ or hash_.startswith("#posenc-section"):
         return [f"{lang} -> {to}: the twin page opened at {page.url.split('/')[-1]!r}, not at a section"]
