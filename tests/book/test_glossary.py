@@ -21,9 +21,12 @@ from posenc.words import LANGUAGES
 
 LANGS = LANGUAGES
 GLOSSARY = re.compile(r"^```\{glossary\}\n(?P<body>.*?)^```$", re.M | re.S)
-# The English name at the end of a translated term; it may hold parentheses itself:
-# "멀티헤드 잠재 어텐션 (multi-head latent attention (MLA))".
+# The English name at the end of a translated term; it may hold parentheses itself: "... (a (b))".
 ENGLISH = re.compile(r"\(((?:[^()]|\([^()]*\))+)\)\s*$")
+# An abbreviation after a comma in a translated term's English name, which keys the English entry that
+# gives it in parentheses: "멀티헤드 잠재 어텐션 (multi-head latent attention, MLA)" is the entry
+# "multi-head latent attention (MLA)" (nested parentheses read badly in the Korean entry, issue 32).
+ABBREVIATION = re.compile(r"^(?P<name>.+), (?P<abbr>[A-Z][A-Za-z0-9-]*)$")
 # {term}`target` or {term}`shown text <target>`
 TERM_ROLE = re.compile(r"\{term\}`(?:[^`<]*<(?P<target>[^`>]+)>|(?P<bare>[^`]+))`")
 CHAPTERS = sorted(path.name for path in (BOOK / "en").glob("0*.ipynb"))
@@ -43,6 +46,8 @@ def glossary_entries(text: str, lang: str) -> dict[str, str]:
         match = ENGLISH.search(line.strip())
         term = line.strip().replace("*", "")
         key = match.group(1).replace("*", "") if match and lang != "en" else term
+        if lang != "en":
+            key = ABBREVIATION.sub(r"\g<name> (\g<abbr>)", key)
         assert term.lower() not in entries, f"{lang}: {term!r} defined twice"
         entries[term.lower()] = key
     return entries
@@ -97,11 +102,18 @@ def test_chapters_link_the_same_terms(name):
 def test_the_parsers_see_what_they_compare():
     page = (
         "# Glosarium\n\n```{glossary}\n:sorted:\n\n*query*\n  Vektor.\n\n"
-        "posisi relatif (*relative position*)\n  Selisih.\n\nRoPE\n  Rotasi.\n```\n\n| $d$ | lebar |\n"
+        "posisi relatif (*relative position*)\n  Selisih.\n\nRoPE\n  Rotasi.\n\n"
+        "atensi laten (*latent attention, MLA*)\n  Laten.\n```\n\n| $d$ | lebar |\n"
     )
     entries = glossary_entries(page, "id")
     relative = "posisi relatif (relative position)"
-    assert entries == {"query": "query", relative: "relative position", "rope": "RoPE"}
+    latent = "atensi laten (latent attention, mla)"
+    assert entries == {
+        "query": "query",
+        relative: "relative position",
+        "rope": "RoPE",
+        latent: "latent attention (MLA)",
+    }
     text = f"A *{{term}}`query`*, the {{term}}`posisi relatif <{relative}>` and {{ref}}`x <y>`."
     assert linked_terms(text, entries, "self-test") == {"query", "relative position"}
     with pytest.raises(AssertionError, match="does not define"):
