@@ -65,8 +65,10 @@ CONTROLS_JS = """(header) => {
 
 # Where a heading is against the header that covers the top of the screen.
 HEADING_JS = """([header, id]) => {
-  const section = document.getElementById(id);
-  const heading = section && section.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4');
+  // The id is on the heading (posenc_book.sphinx.search_marks moves it there), or on its section.
+  const target = document.getElementById(id);
+  const heading = target && (/^H[1-6]$/.test(target.tagName) ? target
+    : target.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4'));
   if (!heading) return null;
   const h = heading.getBoundingClientRect();
   return {top: h.top, bottom: h.bottom, header: document.querySelector(header).getBoundingClientRect().bottom,

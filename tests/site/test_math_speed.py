@@ -13,9 +13,10 @@ code and wide formulas show that they scroll.
   The times are printed.
 - **Formulas are not tab stops** (MathJax 3 made every formula one: 233 of chapter 6's 440), except a
   display formula wider than its column, which the arrow keys then scroll.
-- **Scroll shadows** (book/_static/posenc-scroll.css). At 360 px, a code block wider than the screen shows
-  a shadow at the edge where more code lies, and none at the other; scrolled to its end, the other way
-  round; a code block that fits shows none. Read from the pixels of the rendered box, in light and
+- **Scroll shadows** (book/_static/posenc-scroll.css). At 320 px (the narrowest phones, where chapter 5
+  still has a formula that scrolls), a code block wider than the screen shows a shadow at the edge where
+  more code lies, and none at the other; scrolled to its end, the other way round; a code block that
+  fits shows none. Read from the pixels of the rendered box, in light and
   dark mode; the same for a wide display formula.
 
 Each check also runs where it must fail (a page with a raw formula, a formula that is a tab stop, the
@@ -43,6 +44,11 @@ from site_helpers import HOST, SCREENSHOTS, _QuietHandler, _QuietServer, serve, 
 
 DOCNAMES = toc_docnames()
 CHAPTER = "book/en/06_rope"
+# A chapter with a display formula wider than a phone: since the long derivations were split over lines
+# (issue 32), no formula is wider than a 360 px phone's column; on the narrowest phones (320 px) chapter
+# 5's T(k), a block-diagonal matrix (tests/book/test_display_math.py), still scrolls, by about 40 px.
+WIDE_CHAPTER = "book/en/05_rotation"
+NARROW = 320
 
 # ------------------------------------------------------------------------------------------------
 # The built pages, without a browser
@@ -308,7 +314,7 @@ TAB_STOPS_JS = """() => {
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("width", [1280, 360])
+@pytest.mark.parametrize("width", [1280, NARROW])
 def test_only_a_formula_that_scrolls_is_a_tab_stop(browser, served, width):
     """No inline formula and no display formula that fits is a tab stop; a display formula wider than
     its column is one, and the arrow keys scroll it."""
@@ -317,7 +323,7 @@ def test_only_a_formula_that_scrolls_is_a_tab_stop(browser, served, width):
     )
     try:
         page = context.new_page()
-        page.goto(served + site_path(CHAPTER), wait_until="load")
+        page.goto(served + site_path(WIDE_CHAPTER), wait_until="load")
         page.evaluate("async () => { await document.fonts.ready; }")
         found = page.wait_for_function(
             f"() => {{ const found = ({TAB_STOPS_JS})(); return found.unreachable === 0 && found; }}",
@@ -338,19 +344,19 @@ def test_only_a_formula_that_scrolls_is_a_tab_stop(browser, served, width):
     finally:
         context.close()
     print(
-        f"{CHAPTER} at {width} px: {found['stops']} tab stops, {found['formulas']} of them formulas, "
+        f"{WIDE_CHAPTER} at {width} px: {found['stops']} tab stops, {found['formulas']} of them formulas, "
         f"{found['wide']} formulas scroll; one scrolled {scrolled} px by the arrow key"
     )
     assert found["mathTotal"] > 100 and found["stops"] > 0, found
     assert found["needless"] == 0 and found["formulas"] == found["wide"], found
     assert found["wide"] == 0 or scrolled > 0, (found, scrolled)
     assert spoiled["needless"] == 1, spoiled
-    if width == 360:
-        assert found["wide"] > 0, found  # chapter 6 has formulas wider than a phone
+    if width == NARROW:
+        assert found["wide"] > 0, found  # chapter 5 has a formula wider than a phone
 
 
 # ------------------------------------------------------------------------------------------------
-# Scroll shadows at 360 px
+# Scroll shadows at 320 px, the narrowest phones
 
 SCROLL_CSS = re.compile(r"/_static/posenc-scroll\.css(\?|$)")
 # The boxes that scroll: code cells and outputs, and display formulas.
@@ -359,7 +365,7 @@ BOXES = {"code": ".bd-article div.highlight pre", "formula": '.bd-article mjx-co
 MARK_JS = """(selector) => {
   document.querySelectorAll('[data-scroll-probe]').forEach(el => el.removeAttribute('data-scroll-probe'));
   const boxes = [...document.querySelectorAll(selector)].filter(el => el.getClientRects().length);
-  const wide = boxes.find(el => el.scrollWidth > el.clientWidth + 40);
+  const wide = boxes.find(el => el.scrollWidth > el.clientWidth + 24);
   const narrow = boxes.find(el => el.scrollWidth <= el.clientWidth && el.clientWidth > 200);
   if (wide) wide.setAttribute('data-scroll-probe', 'wide');
   if (narrow) narrow.setAttribute('data-scroll-probe', 'narrow');
@@ -428,7 +434,7 @@ SHADE = 6  # grey levels: a shadow at an edge, against none (0 to 2: anti-aliasi
 def test_wide_code_and_formulas_show_that_they_scroll(browser, served, scheme):
     def visit(without_fix: bool) -> dict:
         context = browser.new_context(
-            viewport={"width": 360, "height": 780},
+            viewport={"width": NARROW, "height": 780},
             is_mobile=True,
             has_touch=True,
             color_scheme=scheme,
@@ -438,17 +444,17 @@ def test_wide_code_and_formulas_show_that_they_scroll(browser, served, scheme):
             context.route(SCROLL_CSS, lambda route: route.abort())
         try:
             page = context.new_page()
-            page.goto(served + site_path(CHAPTER), wait_until="load")
+            page.goto(served + site_path(WIDE_CHAPTER), wait_until="load")
             page.evaluate("async () => { await document.fonts.ready; }")
             found = {kind: shadows(page, selector) for kind, selector in BOXES.items()}
             if not without_fix:
                 SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 page.locator("[data-scroll-probe='wide']").screenshot(
-                    path=str(SCREENSHOTS / f"scroll-shadow-formula-360-{scheme}.png")
+                    path=str(SCREENSHOTS / f"scroll-shadow-formula-{NARROW}-{scheme}.png")
                 )
                 shadows(page, BOXES["code"])
                 page.locator("[data-scroll-probe='wide']").screenshot(
-                    path=str(SCREENSHOTS / f"scroll-shadow-code-360-{scheme}.png")
+                    path=str(SCREENSHOTS / f"scroll-shadow-code-{NARROW}-{scheme}.png")
                 )
             return found
         finally:
