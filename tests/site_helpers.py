@@ -285,7 +285,8 @@ HANGUL_PROBE_JS = """
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
       if (!hangul.test(node.data) || !parent || parent.closest('script, style, noscript')) continue;
-      if (!parent.getClientRects().length) continue;  // not displayed
+      // Not displayed, or laid out but not drawn (the closed edition menu, a <details>: content-visibility)
+      if (!parent.getClientRects().length || !parent.checkVisibility()) continue;
       const probe = document.createElement('span');
       probe.setAttribute('data-hangul-probe', '');
       probe.textContent = probeText;

@@ -160,3 +160,28 @@
     }
   });
 })();
+
+/* Touch screens: no tooltips, and the page outline closes once a section is picked.
+
+   The theme gives every header button a Bootstrap tooltip that opens on focus and hover. A tap both
+   focuses and "hovers" a button, and nothing unhovers it on a touch screen, so the tooltip stayed over
+   the header (the site review of issue 32: one covered the edition switch and swallowed a tap). The
+   buttons carry their names as aria-label and title, so nothing is lost. Bootstrap asks before it shows
+   one (the cancelable show.bs.tooltip event). The outline drawer (dialog#pst-secondary-sidebar-modal)
+   stayed open over three quarters of a phone's screen after a tap on a section: it now closes, and the
+   page scrolls to the section as before. */
+(() => {
+  const NO_HOVER = window.matchMedia("(hover: none)");
+  document.addEventListener(
+    "show.bs.tooltip",
+    (event) => {
+      if (NO_HOVER.matches) event.preventDefault();
+    },
+    true,
+  );
+  document.addEventListener("click", (event) => {
+    const link = event.target instanceof Element && event.target.closest('a[href^="#"]');
+    const dialog = link && link.closest("dialog#pst-secondary-sidebar-modal");
+    if (dialog?.open) dialog.close();
+  });
+})();

@@ -229,7 +229,10 @@ ROPE_TYPES: dict[str, tuple[_Function, frozenset]] = {
     ),
 }
 """Each ``rope_type`` of transformers' ``ROPE_INIT_FUNCTIONS`` (and ``"default"``): the function that
-computes its frequencies and attention factor, and the fields of the block it reads."""
+computes its frequencies and attention factor, and the fields of the block it reads.
+
+:meta hide-value:
+"""
 
 # The rope_types whose block carries the trained context (transformers' standardize_rope_params).
 _TRAINED_CONTEXT = ("llama3", "yarn", "longrope")

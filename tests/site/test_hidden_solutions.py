@@ -30,6 +30,8 @@ SLOW = pytest.mark.slow
 NOT_PROSE = re.compile(
     r"\$\$.*?\$\$|\$[^$]*\$|\{\w+\}`[^`]*`|^\s*(?::::*|```+|:\w[\w-]*:).*?$", re.DOTALL | re.MULTILINE
 )
+# A glossary link shows its text (the part before "<target>"), word for word.
+TERM_ROLE = re.compile(r"\{term\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+", re.MULTILINE)
 # Plain words and the punctuation that Sphinx writes as it is (quotes, dashes and "..." it changes).
 PROSE_RUN = re.compile(r"[\w,;:()]+(?: [\w,;:()]+)*")
@@ -37,7 +39,7 @@ PROSE_RUN = re.compile(r"[\w,;:()]+(?: [\w,;:()]+)*")
 
 def prose_runs(markdown: str) -> list[str]:
     """The runs of plain words in ``markdown``, which the HTML shows word for word."""
-    text = LIST_ITEM.sub("", NOT_PROSE.sub("  |  ", markdown)).replace(".", " | ")
+    text = LIST_ITEM.sub("", NOT_PROSE.sub("  |  ", TERM_ROLE.sub(r"\1", markdown))).replace(".", " | ")
     return PROSE_RUN.findall(squeeze(text.replace("*", " ").replace("_", " ")))
 
 
