@@ -153,7 +153,7 @@ def test_a_vertical_swipe_on_a_figure_scrolls_the_page(browser, served):
     assert before["dragmode"] is False
 
 
-def test_the_slider_still_moves_by_touch(browser, served):
+def test_the_slider_is_a_finger_high_and_moves_by_touch(browser, served):
     context = phone(browser)
     try:
         page, _ = drawn_figure(context, served + site_path("book/en/06_rope"))
@@ -170,6 +170,8 @@ def test_the_slider_still_moves_by_touch(browser, served):
     finally:
         context.close()
     assert after > before
+    # A finger's target, as the header's controls (the site review measured the track at 16 px).
+    assert box["height"] >= 44, f"the slider is {box['height']:.0f} px tall on a touch screen"
 
 
 def test_in_dark_mode_the_figure_is_dark_and_follows_the_theme(browser, served):
