@@ -167,9 +167,10 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 @contextlib.contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    """Serve ``directory`` on a free port of 127.0.0.1; yield the base URL, ending in '/'."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
+def serve(directory: Path, handler_class: type[SimpleHTTPRequestHandler] = _QuietHandler) -> Iterator[str]:
+    """Serve ``directory`` on a free port of 127.0.0.1 with ``handler_class``; yield the base URL, ending
+    in '/'."""
+    handler = functools.partial(handler_class, directory=str(directory))
     server = _QuietServer((HOST, 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
     thread.start()
@@ -302,6 +303,39 @@ HANGUL_PROBE_JS = """
 # The math is typeset when the site is built (posenc_book.sphinx.static_math): what it waits for in the
 # browser is its fonts, which load with the page's other fonts once the page is laid out.
 MATH_READY_JS = "async () => { await document.fonts.ready; }"
+
+
+def open_page(context, url: str):
+    """A new page of ``context`` at ``url``, loaded, its math's fonts ready."""
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+    page.evaluate(MATH_READY_JS)
+    return page
+
+
+# MathJax 3's browser bundle, its extensions and fonts, as npm installs it (tools/mathjax/package.json):
+# the MathJax that JupyterLab typesets notebooks with (tests/book/test_notebook_math.py,
+# test_display_math.py).
+MATHJAX_ES5 = ROOT / "tools" / "mathjax" / "node_modules" / "mathjax" / "es5"
+
+
+def evaluate_with_mathjax(browser, name: str, page_html: str, script: str):
+    """Show ``page_html`` (which loads tex-chtml.js) as ``<name>.html`` next to MathJax 3, served from
+    127.0.0.1; run ``script`` on it. Returns what the script returned and the page's load problems."""
+    with serve(MATHJAX_ES5) as base_url:
+        context = new_context(browser)
+        try:
+            url = base_url + f"{name}.html"
+            report = PageReport(docname=name, url=url, base_url=base_url)
+            page = watched_page(context, report)
+            page.route(
+                url, lambda route: route.fulfill(body=page_html, content_type="text/html; charset=utf-8")
+            )
+            page.goto(url, wait_until="load")
+            found = page.evaluate(script)
+        finally:
+            context.close()
+    return found, load_problems(report)
 
 
 def new_context(browser):

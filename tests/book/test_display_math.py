@@ -20,14 +20,11 @@ import re
 
 import nbformat
 import pytest
-from book_files import BOOK, ROOT
-from site_helpers import PageReport, load_problems, new_context, serve, watched_page
+from book_files import BOOK
+from site_helpers import evaluate_with_mathjax
 
 from posenc.words import LANGUAGES
 
-# MathJax 3's browser bundle (tools/mathjax/package.json), as tests/book/test_notebook_math.py uses it;
-# the site's build-time MathJax 4 draws the same formulas a few pixels narrower.
-MATHJAX_ES5 = ROOT / "tools" / "mathjax" / "node_modules" / "mathjax" / "es5"
 COLUMN = 328  # px: the article's width on a 360 px phone (the site's 16 px side padding)
 DISPLAY = re.compile(r"\$\$(.*?)\$\$", re.S)
 TEXT = re.compile(r"\\text\{[^{}]*\}")
@@ -92,20 +89,8 @@ def measure(browser, formulas: dict[str, str]) -> list[tuple[str, int, int]]:
         for key, tex in formulas.items()
     )
     page_html = PAGE.format(column=COLUMN, divs=divs)
-    with serve(MATHJAX_ES5) as base_url:
-        context = new_context(browser)
-        try:
-            url = base_url + "display-math.html"
-            report = PageReport(docname="display-math", url=url, base_url=base_url)
-            page = watched_page(context, report)
-            page.route(
-                url, lambda route: route.fulfill(body=page_html, content_type="text/html; charset=utf-8")
-            )
-            page.goto(url, wait_until="load")
-            found = page.evaluate(MEASURE_JS)
-        finally:
-            context.close()
-    assert not load_problems(report)
+    found, problems = evaluate_with_mathjax(browser, "display-math", page_html, MEASURE_JS)
+    assert not problems
     return [tuple(row) for row in found]
 
 

@@ -39,10 +39,8 @@ from pathlib import Path
 
 import pytest
 from book_files import BOOK, NOTEBOOKS, ROOT
-from site_helpers import PageReport, load_problems, new_context, serve, watched_page
+from site_helpers import MATHJAX_ES5, evaluate_with_mathjax
 
-# MathJax 3's browser bundle and its extensions and fonts, as npm installs it (tools/mathjax/package.json).
-MATHJAX_ES5 = ROOT / "tools" / "mathjax" / "node_modules" / "mathjax" / "es5"
 MATHJAX = MATHJAX_ES5 / "tex-chtml.js"
 
 # ------------------------------------------------------------------------------------------------
@@ -271,20 +269,7 @@ def typeset(browser, fragments: list[str]) -> tuple[dict, list[str]]:
         .replace("{ready}", READY_JS)
         .replace("{divs}", divs)
     )
-    with serve(MATHJAX_ES5) as base_url:
-        context = new_context(browser)
-        try:
-            url = base_url + "notebook-math.html"
-            report = PageReport(docname="notebook-math", url=url, base_url=base_url)
-            page = watched_page(context, report)
-            page.route(
-                url, lambda route: route.fulfill(body=page_html, content_type="text/html; charset=utf-8")
-            )
-            page.goto(url, wait_until="load")
-            data = page.evaluate(TYPESET_JS)
-        finally:
-            context.close()
-    return data, load_problems(report)
+    return evaluate_with_mathjax(browser, "notebook-math", page_html, TYPESET_JS)
 
 
 def fragment_problems(fragments: list[str], results: dict) -> list[tuple[int, str]]:

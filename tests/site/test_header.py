@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from site_helpers import MATH_READY_JS, SCREENSHOTS, run_axe, site_path
+from site_helpers import MATH_READY_JS, SCREENSHOTS, open_page, run_axe, site_path
 
 from posenc.words import LANGUAGES
 
@@ -102,13 +102,6 @@ def context_for(browser, width: int, *, scheme: str = "light", block: re.Pattern
     if block is not None:
         context.route(block, lambda route: route.abort())
     return context
-
-
-def open_page(context, url: str):
-    page = context.new_page()
-    page.goto(url, wait_until="load")
-    page.evaluate(MATH_READY_JS)
-    return page
 
 
 # ------------------------------------------------------------------------------------------------

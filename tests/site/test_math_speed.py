@@ -25,8 +25,6 @@ scroll shadows' stylesheet blocked).
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import gzip
 import io
 import json
@@ -35,12 +33,11 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from site_helpers import HOST, SCREENSHOTS, _QuietHandler, _QuietServer, serve, site_path, toc_docnames
+from site_helpers import SCREENSHOTS, _QuietHandler, serve, site_path, toc_docnames
 
 DOCNAMES = toc_docnames()
 CHAPTER = "book/en/06_rope"
@@ -240,18 +237,6 @@ class _GzipHandler(_QuietHandler):
             super().do_GET()
 
 
-@contextlib.contextmanager
-def serve_gzip(directory: Path):
-    server = _QuietServer((HOST, 0), functools.partial(_GzipHandler, directory=str(directory)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{HOST}:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def fast_3g_visit(browser, url: str) -> dict:
     """Load ``url`` on a 360 px phone over Fast 3G with a cold cache; what the page showed and when (ms)."""
     context = browser.new_context(
@@ -282,7 +267,7 @@ def fast_3g_visit(browser, url: str) -> dict:
 @pytest.mark.parametrize("encoding", ["identity", "gzip"])
 def test_fast_3g_shows_typeset_math_within_3_s_of_the_first_paint(browser, site, encoding):
     """No raw TeX at the first paint; the math (formulas and their fonts) ready within 3 s of it."""
-    server = serve_gzip(site) if encoding == "gzip" else serve(site)
+    server = serve(site, _GzipHandler) if encoding == "gzip" else serve(site)
     with server as base_url:
         found = fast_3g_visit(browser, base_url + site_path(CHAPTER))
     fcp, ready, at_fcp = found["fcp"], found["ready"], found["atFcp"]

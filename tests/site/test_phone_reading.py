@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from site_helpers import MATH_READY_JS, SCREENSHOTS, site_path
+from site_helpers import SCREENSHOTS, open_page, site_path
 
 from posenc.words import LANGUAGES
 
@@ -128,13 +128,6 @@ def phone(browser, width: int, *, without_fix: bool = False):
     if without_fix:
         context.route(FIX_SCRIPT, lambda route: route.abort())
     return context
-
-
-def open_page(context, url: str):
-    page = context.new_page()
-    page.goto(url, wait_until="load")
-    page.evaluate(MATH_READY_JS)
-    return page
 
 
 def drawer(page, dialog: str) -> dict | None:
