@@ -6,6 +6,7 @@ for a value of the right kind that breaks a rule, and names the argument.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import numbers
 
@@ -57,3 +58,17 @@ def check_float_dtype(dtype) -> np.dtype:
     if not np.issubdtype(resolved, np.floating):
         raise TypeError(f"dtype must be a NumPy floating type such as float32, got {resolved}")
     return resolved
+
+
+def require_extra(user: str, extra: str, *modules: str) -> None:
+    """Raise ModuleNotFoundError, naming ``pip install 'posenc[extra]'``, if one of ``modules`` is missing.
+
+    ``pip install posenc`` installs NumPy alone; the PyTorch layer and the figures come with the extras
+    ``torch`` and ``plot`` (pyproject.toml). ``user`` is the module that needs them, for the message.
+    """
+    missing = [name for name in modules if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ModuleNotFoundError(
+            f"{user} needs {', '.join(missing)} (not installed): pip install 'posenc[{extra}]'",
+            name=missing[0],
+        )

@@ -9,10 +9,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from posenc._checks import check_d_model, check_int, require_extra
+
+require_extra(__name__, "torch", "torch")
+
 import torch
 from torch import nn
 
-from posenc._checks import check_d_model, check_int
 from posenc.encoding import cos_sin_table, sinusoidal_encoding
 from posenc.rope import (
     check_attention_factor,

@@ -53,6 +53,10 @@ def check_lang(lang: str) -> None:
 def _read(package: str, folder: str, lang: str) -> dict[str, str]:
     """Every message of ``<package>/<folder>/<lang>.po``: key -> text."""
     # Imported here, not at the top: `import posenc` stays light, and Babel is read only when words are.
+    # Babel comes with the figures' extra, `posenc[plot]`.
+    from posenc._checks import require_extra
+
+    require_extra(__name__, "plot", "babel")
     from babel.messages.pofile import read_po
 
     with (resources.files(package) / folder / f"{lang}.po").open("rb") as file:

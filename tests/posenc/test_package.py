@@ -7,7 +7,8 @@ someone installs it. These tests build the wheel and the sdist with ``python -m 
 tracked files, so the source tree gets no ``build/`` or ``*.egg-info``. They check both with
 ``twine check --strict`` and check that each holds every tracked file under ``src/posenc``. Then the
 wheel goes into a fresh virtual environment, with its dependencies from the package index at the
-versions of requirements.txt (pip's cache makes this quick), and a script run there draws a figure with
+versions of requirements.txt (pip's cache makes this quick): alone, where it must install NumPy and nothing
+else and name the extras its layers need, then with the ``plot`` extra, where a script draws a figure with
 Korean labels, with warnings as errors: a missing Hangul glyph only warns.
 
 Without network, the fresh environment cannot get its dependencies: then that one test skips, saying so,
@@ -57,6 +58,25 @@ fig.savefig(sys.argv[1], dpi=100)
 print(Path(posenc.__file__).resolve())
 with Image.open(sys.argv[1]) as image:
     print(*image.size)
+"""
+
+
+# Run inside the fresh environment after `pip install posenc` without extras: the distributions it holds,
+# then what importing each layer says.
+BARE_SCRIPT = """\
+from importlib import metadata
+
+import numpy as np
+
+import posenc
+
+assert posenc.apply_rope(np.ones((2, 4)), positions=[0, 1]).shape == (2, 4)
+print(*sorted(dist.metadata["Name"].lower() for dist in metadata.distributions()))
+for layer in ("posenc.nn", "posenc.plot"):
+    try:
+        __import__(layer)
+    except ModuleNotFoundError as error:
+        print(error)
 """
 
 
@@ -186,15 +206,27 @@ def test_the_wheel_installs_in_a_fresh_venv_and_draws_korean_labels(dists, tmp_p
     # for a script that imports a few of them.
     install = [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile"]
     install += ["--disable-pip-version-check", "--no-input"]
-    install += ["-c", pinned_constraints(tmp_path / "constraints.txt"), dists["wheel"]]
-    done = run(install, timeout=900)
-    if done.returncode != 0:
-        reason = "" if ON_CI else index_unreachable()
-        if reason:
-            pytest.skip(
-                f"pip cannot install posenc's dependencies: the package index is unreachable ({reason})"
-            )
-        pytest.fail(f"pip could not install the wheel in a fresh venv:\n{output(done)}")
+    install += ["-c", pinned_constraints(tmp_path / "constraints.txt")]
+    # First the library alone, then with the figures' extra.
+    for extras in ("", "[plot]"):
+        done = run([*install, f"{dists['wheel']}{extras}"], timeout=900)
+        if done.returncode != 0:
+            reason = "" if ON_CI else index_unreachable()
+            if reason:
+                pytest.skip(
+                    f"pip cannot install posenc's dependencies: the package index is unreachable ({reason})"
+                )
+            pytest.fail(f"pip could not install the wheel in a fresh venv:\n{output(done)}")
+        if not extras:
+            (tmp_path / "bare.py").write_text(BARE_SCRIPT, encoding="utf-8")
+            done = run([python, "-I", tmp_path / "bare.py"], cwd=tmp_path, timeout=600)
+            assert done.returncode == 0, output(done)
+            needs = "needs matplotlib, plotly, PIL, babel"
+            assert done.stdout.splitlines() == [
+                "numpy posenc",
+                "posenc.nn needs torch (not installed): pip install 'posenc[torch]'",
+                f"posenc.plot {needs} (not installed): pip install 'posenc[plot]'",
+            ], done.stdout
 
     script = tmp_path / "draw.py"
     script.write_text(SCRIPT, encoding="utf-8")

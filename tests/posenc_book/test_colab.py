@@ -1,8 +1,8 @@
 """Every chapter opens with the same Colab cell, and that cell does nothing anywhere else.
 
 Colab has NumPy, Matplotlib and PyTorch but not the book's helper package, posenc. The first code cell of
-every notebook, tagged ``colab``, installs posenc from the repository named in _config.yml, only when the
-notebook runs on Colab. Elsewhere it prints nothing, so nbval and the hygiene checks are unaffected.
+every notebook, tagged ``colab``, installs posenc with its figures' extra (``posenc[plot]``: Colab's torch
+stays) from the repository named in _config.yml, only when the notebook runs on Colab. Elsewhere it prints nothing, so nbval and the hygiene checks are unaffected.
 posenc_book.colab (`python -m posenc_book colab`) writes that cell; these tests check the cell, the
 command and every notebook.
 
@@ -48,7 +48,7 @@ def run_cell(source: str) -> tuple[str, list[tuple[str, str]]]:
 
 def install_line() -> str:
     repo = colab.repository()
-    return f'install --quiet "posenc @ git+{repo["url"]}@{repo["branch"]}"'
+    return f'install --quiet "posenc[plot] @ git+{repo["url"]}@{repo["branch"]}"'
 
 
 def test_the_cell_installs_the_package_that_pyproject_defines():
@@ -75,7 +75,7 @@ def test_a_fork_changes_one_line(tmp_path):
     assert config.count(url) == 1, "the repository address must appear once in _config.yml"
     fork = tmp_path / "_config.yml"
     fork.write_text(config.replace(url, "https://github.com/someone/fork"), encoding="utf-8")
-    assert '"posenc @ git+https://github.com/someone/fork@main"' in colab.cell_source(fork)
+    assert '"posenc[plot] @ git+https://github.com/someone/fork@main"' in colab.cell_source(fork)
 
 
 def executed_notebook():

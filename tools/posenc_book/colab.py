@@ -28,11 +28,11 @@ from posenc_book.paths import ROOT
 
 TAG = "colab"
 TEMPLATE = """\
-# On Google Colab only: install the book's helper package, posenc, from the repository.
+# On Google Colab only: install the book's helper package, posenc, and its figures.
 import sys
 
 if "google.colab" in sys.modules:
-    %pip install --quiet "posenc @ git+{url}@{branch}\""""
+    %pip install --quiet "posenc[plot] @ git+{url}@{branch}\""""
 
 
 def repository(config: Path = ROOT / "_config.yml") -> dict:

@@ -35,6 +35,10 @@ import time
 
 import numpy as np
 
+from posenc._checks import require_extra
+
+require_extra(__name__, "torch", "torch")
+
 from posenc.bench.baselines import (
     apply_rotary_pos_emb,
     fill_floor,

@@ -16,6 +16,10 @@ chapter 8 and writes its results file, ``check`` compares a fresh sweep with tha
 
 from __future__ import annotations
 
+from posenc._checks import require_extra
+
+require_extra(__name__, "torch", "torch")
+
 from posenc.experiment import results  # noqa: F401  (posenc.experiment.results, as the chapter reads it)
 from posenc.experiment.extension import (
     PROBES,

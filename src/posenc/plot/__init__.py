@@ -16,6 +16,10 @@ machines without a CJK system font.
 
 from __future__ import annotations
 
+from posenc._checks import require_extra
+
+require_extra(__name__, "plot", "matplotlib", "plotly", "PIL", "babel")
+
 from posenc.plot.encodings import (
     alibi,
     circle,

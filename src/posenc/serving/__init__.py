@@ -13,6 +13,10 @@ position ids (:func:`posenc.positions_from_mask`, :func:`posenc.packed_position_
 ``posenc``'s own.
 """
 
+from posenc._checks import require_extra
+
+require_extra(__name__, "torch", "torch")
+
 from posenc.serving.cache import KVCache
 from posenc.serving.decoder import TinyDecoder
 from posenc.serving.generate import POSITION_MODES, Generation, greedy_generate
