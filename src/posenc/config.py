@@ -361,7 +361,9 @@ def _trained_context(config: dict, block: dict, rope_type: str, max_positions) -
     return check_int("original_max_position_embeddings", original, minimum=2)
 
 
-def rope_parameters(config, seq_len: int | None = None, *, layer_type: str | None = None) -> RopeParameters:
+def rope_parameters(
+    config: str | os.PathLike | Mapping | object, seq_len: int | None = None, *, layer_type: str | None = None
+) -> RopeParameters:
     """The RoPE of a checkpoint, read from its configuration as transformers reads it.
 
     Parameters

@@ -7,10 +7,15 @@ Row ``pos`` of the table holds, for every frequency ``omega_i``, the pair
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from posenc._checks import check_base, check_d_model, check_float_dtype, check_int
+
+if TYPE_CHECKING:  # the types of the annotations, for checkers only
+    from numpy.typing import ArrayLike, DTypeLike
+
 
 __all__ = ["cos_sin_table", "frequencies", "sinusoidal_encoding"]
 
@@ -48,7 +53,7 @@ def sinusoidal_encoding(
     d_model: int,
     *,
     base: float = 10000.0,
-    dtype=np.float64,
+    dtype: DTypeLike = np.float64,
 ) -> np.ndarray:
     """Table of sinusoidal positional encodings.
 
@@ -103,7 +108,9 @@ def sinusoidal_encoding(
     return table.astype(dtype, copy=False)
 
 
-def cos_sin_table(num_positions: int, frequencies, *, offset: int = 0, dtype=np.float64):
+def cos_sin_table(
+    num_positions: int, frequencies: ArrayLike, *, offset: int = 0, dtype: DTypeLike = np.float64
+) -> tuple[np.ndarray, np.ndarray]:
     """Accurate ``cos`` and ``sin`` of ``pos * frequencies`` for consecutive positions.
 
     Parameters

@@ -9,15 +9,22 @@ model that reads them is :class:`posenc.serving.TinyDecoder`.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from posenc._checks import check_int
 
+if TYPE_CHECKING:  # the types of the annotations, for checkers only
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
+
 __all__ = ["load_balanced_positions", "packed_attention_mask", "packed_position_ids", "positions_from_mask"]
 
 
-def positions_from_mask(attention_mask) -> np.ndarray:
+def positions_from_mask(attention_mask: ArrayLike) -> np.ndarray:
     """The position of every token of a padded batch, counted from its sequence's first real token.
 
     Parameters
@@ -65,7 +72,7 @@ def _check_lengths(lengths) -> np.ndarray:
     return np.asarray(values, dtype=np.int64)
 
 
-def packed_position_ids(lengths) -> np.ndarray:
+def packed_position_ids(lengths: Sequence[int]) -> np.ndarray:
     """Position ids of documents packed into one row: every document restarts at 0.
 
     Parameters
@@ -88,7 +95,7 @@ def packed_position_ids(lengths) -> np.ndarray:
     return np.arange(lengths.sum(), dtype=np.int64) - starts
 
 
-def packed_attention_mask(lengths, *, causal: bool = True) -> np.ndarray:
+def packed_attention_mask(lengths: Sequence[int], *, causal: bool = True) -> np.ndarray:
     """Which token of a packed row may attend to which: the block-diagonal mask.
 
     Parameters

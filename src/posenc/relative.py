@@ -8,10 +8,15 @@ bucket of distances for T5. This module computes the fixed parts.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from posenc._checks import check_int
+
+if TYPE_CHECKING:  # the types of the annotations, for checkers only
+    from numpy.typing import ArrayLike
+
 
 __all__ = ["alibi_bias", "alibi_slopes", "t5_relative_bucket"]
 
@@ -84,7 +89,7 @@ def alibi_bias(num_heads: int, seq_len: int) -> np.ndarray:
 
 
 def t5_relative_bucket(
-    relative_position,
+    relative_position: ArrayLike,
     *,
     bidirectional: bool = True,
     num_buckets: int = 32,

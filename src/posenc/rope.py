@@ -11,12 +11,18 @@ from __future__ import annotations
 import importlib
 import numbers
 import sys
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
 from posenc._checks import check_base, check_int, check_real
 from posenc.encoding import _angle_addition, _check_frequency_array, cos_sin_table
 from posenc.encoding import frequencies as _base_frequencies
+
+if TYPE_CHECKING:  # the types of the annotations, for checkers only (.importlinter ignores this block)
+    import torch
+    from numpy.typing import ArrayLike
+
 
 __all__ = [
     "LAYOUTS",
@@ -153,7 +159,7 @@ def _rotation_at(positions: np.ndarray, theta: np.ndarray, complex_dtype, scale:
     return table[inverse.reshape(positions.shape)]
 
 
-def rope_frequencies(dim: int, base: float = 10000.0, frequencies=None) -> np.ndarray:
+def rope_frequencies(dim: int, base: float = 10000.0, frequencies: ArrayLike | None = None) -> np.ndarray:
     """The ``dim // 2`` rotation frequencies of RoPE, checked.
 
     Parameters
@@ -189,18 +195,49 @@ def rope_frequencies(dim: int, base: float = 10000.0, frequencies=None) -> np.nd
     return theta.copy()
 
 
+# A torch tensor comes back a torch tensor (posenc.nn.apply_rope), anything else a NumPy array.
+@overload
 def apply_rope(
-    x,
+    x: torch.Tensor,
     *,
     offset: int = 0,
-    positions=None,
+    positions: ArrayLike | None = None,
     base: float = 10000.0,
     layout: str = "interleaved",
-    frequencies=None,
+    frequencies: ArrayLike | None = None,
     rotary_dim: int | None = None,
     seq_dim: int = -2,
     attention_factor: float = 1.0,
-):
+) -> torch.Tensor: ...
+
+
+@overload
+def apply_rope(
+    x: ArrayLike,
+    *,
+    offset: int = 0,
+    positions: ArrayLike | None = None,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    frequencies: ArrayLike | None = None,
+    rotary_dim: int | None = None,
+    seq_dim: int = -2,
+    attention_factor: float = 1.0,
+) -> np.ndarray: ...
+
+
+def apply_rope(
+    x: ArrayLike | torch.Tensor,
+    *,
+    offset: int = 0,
+    positions: ArrayLike | None = None,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    frequencies: ArrayLike | None = None,
+    rotary_dim: int | None = None,
+    seq_dim: int = -2,
+    attention_factor: float = 1.0,
+) -> np.ndarray | torch.Tensor:
     """Rotate every pair of dimensions of ``x`` by its position's angle.
 
     Parameters
@@ -378,7 +415,9 @@ def _rotate(x: np.ndarray, rotation: np.ndarray, layout: str, complex_dtype) -> 
     return rotated.astype(x.dtype, copy=False)
 
 
-def rope_decay_bound(max_distance: int, dim: int, *, base: float = 10000.0, frequencies=None) -> np.ndarray:
+def rope_decay_bound(
+    max_distance: int, dim: int, *, base: float = 10000.0, frequencies: ArrayLike | None = None
+) -> np.ndarray:
     """RoFormer's long-term decay: the relative bound on the RoPE score at each distance.
 
     Parameters

@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from posenc._checks import check_base, check_int, check_real
 from posenc.encoding import frequencies as _base_frequencies
 from posenc.rope import check_dim
+
+if TYPE_CHECKING:  # the types of the annotations, for checkers only
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "SCALING_METHODS",
@@ -88,8 +92,8 @@ def scaled_frequencies(
     truncate: bool = True,
     low_freq_factor: float = 1.0,
     high_freq_factor: float = 4.0,
-    short_factor=None,
-    long_factor=None,
+    short_factor: ArrayLike | None = None,
+    long_factor: ArrayLike | None = None,
 ) -> np.ndarray:
     """RoPE frequencies rewritten to extend the context ``factor`` times.
 
