@@ -2,7 +2,8 @@
 
 Colab has NumPy, Matplotlib and PyTorch but not the book's helper package, posenc. The first code cell of
 every notebook, tagged ``colab``, installs posenc with its figures' extra (``posenc[plot]``: Colab's torch
-stays) from the repository named in _config.yml, only when the notebook runs on Colab. Elsewhere it prints nothing, so nbval and the hygiene checks are unaffected.
+stays) from the repository named in _config.yml, only when the notebook runs on Colab. Elsewhere it
+prints nothing, so nbval and the hygiene checks are unaffected.
 posenc_book.colab (`python -m posenc_book colab`) writes that cell; these tests check the cell, the
 command and every notebook.
 
