@@ -9,6 +9,7 @@ error's power of ten is printed: a stored output that every CPU reproduces.
 from __future__ import annotations
 
 import math
+import unicodedata
 
 from posenc._checks import check_int, check_real
 
@@ -97,3 +98,53 @@ def within(label: str, error, bound, digits: int | None = None) -> str:
         shown = f"~1e{math.floor(math.log10(error)):03d}" if error > 0 else "0"
     limit = f"{bound:.1e}".replace(".0e", "e")
     return f"{label}: {shown} (< {limit}): {error < bound}"
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes in a terminal or a notebook's output: two for a wide character.
+
+    Hangul, CJK and full-width characters (East Asian width ``W`` or ``F``) take two columns of a
+    monospaced font, every other character one.
+
+    Examples
+    --------
+    >>> width("pairs"), width("쌍")
+    (5, 2)
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {text!r} of type {type(text).__name__}")
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def pad(text: str, columns: int, align: str = "<") -> str:
+    """``text`` padded with spaces to ``columns`` columns (:func:`width`), for a table's translated header.
+
+    ``f"{text:>10}"`` counts characters, so a Korean header pushes its column out of line; this counts
+    columns. A text wider than ``columns`` comes back whole.
+
+    Parameters
+    ----------
+    text : str
+        The cell's text.
+    columns : int
+        The column's width, >= 0.
+    align : {"<", ">", "^"}, default "<"
+        Left, right or centre, as in a format spec.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> pad("\uac70\ub9ac", 6, ">") == "  \uac70\ub9ac"  # "distance" in Korean: two wide characters
+    True
+    >>> pad("jarak", 6, ">") + "|"
+    ' jarak|'
+    """
+    columns = check_int("columns", columns)
+    if align not in ("<", ">", "^"):
+        raise ValueError(f"align must be one of '<', '>', '^', got {align!r}")
+    space = max(columns - width(text), 0)
+    left = {"<": 0, ">": space, "^": space // 2}[align]
+    return " " * left + text + " " * (space - left)

@@ -10,14 +10,20 @@ sees what to translate and a changed English text shows up as a stale comment.
 :class:`Catalog` reads such a folder of catalogs in any package: the book's build
 (``posenc_book``) keeps the site's, the handouts' and the PDF's words in one of its own.
 ``import posenc.words`` is cheap: Babel is imported, and a catalog read, on the first lookup.
+
+The chapters' printed words follow gettext's idiom instead: the English text is the key. Each chapter's
+``lang`` cell binds ``_ = translator(LANG)``, a cell prints ``_("largest difference:")``, and the
+translations live in ``posenc/locale/cells/<chapter>.<lang>.po`` (Indonesian and Korean; English is the
+key itself). They ship with the package, so a chapter opened on Colab prints in its edition's language.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
-__all__ = ["LANGUAGES", "Catalog", "check_lang", "message", "messages"]
+__all__ = ["LANGUAGES", "Catalog", "check_lang", "message", "messages", "translator"]
 
 #: The languages of the catalogs, the values of every ``lang`` argument.
 LANGUAGES = ("en", "id", "ko")
@@ -50,8 +56,8 @@ def check_lang(lang: str) -> None:
 
 
 @cache
-def _read(package: str, folder: str, lang: str) -> dict[str, str]:
-    """Every message of ``<package>/<folder>/<lang>.po``: key -> text."""
+def _read(package: str, folder: str, name: str) -> dict[str, str]:
+    """Every message of ``<package>/<folder>/<name>.po``: key -> text."""
     # Imported here, not at the top: `import posenc` stays light, and Babel is read only when words are.
     # Babel comes with the figures' extra, `posenc[plot]`.
     from posenc._checks import require_extra
@@ -59,7 +65,7 @@ def _read(package: str, folder: str, lang: str) -> dict[str, str]:
     require_extra(__name__, "plot", "babel")
     from babel.messages.pofile import read_po
 
-    with (resources.files(package) / folder / f"{lang}.po").open("rb") as file:
+    with (resources.files(package) / folder / f"{name}.po").open("rb") as file:
         catalog = read_po(file, locale=None, abort_invalid=True)
     return {entry.id: entry.string for entry in catalog if entry.id}
 
@@ -221,3 +227,80 @@ def messages(group: str, lang: str) -> dict[str, str]:
     'dimension (column)'
     """
     return _POSENC.messages(group, lang)
+
+
+#: The chapters' catalogs, ``<chapter>.<lang>.po`` for ``lang`` in id and ko: msgid is the English text.
+CELLS = "locale/cells"
+
+
+@cache
+def _cells(lang: str) -> dict[str, str]:
+    """Every translation of ``posenc/locale/cells/*.<lang>.po``: English text -> text in ``lang``."""
+    table: dict[str, str] = {}
+    where: dict[str, str] = {}
+    folder = resources.files("posenc") / CELLS
+    for file in sorted(folder.iterdir(), key=lambda file: file.name):
+        if not file.name.endswith(f".{lang}.po"):
+            continue
+        for text, translation in _read("posenc", CELLS, file.name.removesuffix(".po")).items():
+            if not translation:
+                raise ValueError(f"{CELLS}/{file.name}: {text!r} has no translation (an empty msgstr)")
+            if table.get(text, translation) != translation:
+                raise ValueError(
+                    f"{text!r} has two translations: {table[text]!r} in {where[text]}, "
+                    f"{translation!r} in {file.name}; one English text, one translation"
+                )
+            table[text], where[text] = translation, file.name
+    return table
+
+
+def translator(lang: str) -> Callable[[str], str]:
+    """gettext's ``_`` for the chapters: the English text in, its words in ``lang`` out.
+
+    Parameters
+    ----------
+    lang : {"en", "id", "ko"}
+        The edition's language.
+
+    Returns
+    -------
+    callable
+        ``_(text)``: ``text`` itself in English, else its translation from
+        ``posenc/locale/cells/*.<lang>.po``. A text with ``str.format`` placeholders is translated
+        first and filled in after (``_("{n} pairs").format(n=18)``), so that a translation may move them.
+
+    Raises
+    ------
+    ValueError
+        If ``lang`` is not one of :data:`LANGUAGES`, or if the catalogs give one English text two
+        translations.
+    KeyError
+        From ``_``, for a text that the catalogs of ``lang`` do not translate: a chapter never prints
+        English words in another edition without a test failing.
+
+    Examples
+    --------
+    >>> from posenc.words import translator
+    >>> _ = translator("id")
+    >>> _("largest difference:")
+    'selisih terbesar:'
+    >>> translator("en")("largest difference:")
+    'largest difference:'
+    """
+    check_lang(lang)
+    if lang == "en":
+        return _english
+    table = _cells(lang)
+
+    def _(text: str) -> str:
+        try:
+            return table[text]
+        except KeyError:
+            raise KeyError(f"no translation of {text!r} in posenc/{CELLS}/*.{lang}.po") from None
+
+    return _
+
+
+def _english(text: str) -> str:
+    """The English edition's ``_``: the key is the text."""
+    return text
