@@ -298,4 +298,4 @@ def test_handout_matches_the_english_one_but_for_the_words(lang, name):
             assert code(theirs) == code(ours)
             assert theirs.source == strip.check_source(checks.CHECKS[ours.id.removesuffix("-check")], lang)
         else:
-            assert theirs.source == ours.source
+            assert code_without_comments(theirs.source) == code_without_comments(ours.source)
