@@ -136,9 +136,18 @@ def test_first_code_cell_is_the_colab_cell(path):
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code, "no code cells"
     first = code[0]
-    assert first.source == colab.cell_source(), (
+    assert first.source == colab.cell_source(lang=colab.edition(path)), (
         f"{path.relative_to(ROOT)} lacks the Colab cell: run `.venv/bin/python -m posenc_book colab`"
     )
     assert "colab" in first.metadata.get("tags", []), "tag the Colab cell 'colab'"
     assert first.outputs == [], "the Colab cell must show no output outside Colab"
     assert len(code) > 1 and "lang" in code[1].metadata.get("tags", []), "the 'lang' cell comes next"
+
+
+def test_the_cell_is_commented_in_its_editions_language():
+    sources = {lang: colab.cell_source(lang=lang) for lang in ("en", "id", "ko")}
+    assert len(set(sources.values())) == 3
+    lines = {lang: source.splitlines() for lang, source in sources.items()}
+    assert lines["en"][1:] == lines["id"][1:] == lines["ko"][1:], "only the comment differs"
+    assert colab.edition(BOOK / "ko" / "01_motivation.ipynb") == "ko"
+    assert colab.edition(ROOT / "elsewhere" / "demo.ipynb") == "en"

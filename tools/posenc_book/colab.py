@@ -28,7 +28,7 @@ from posenc_book.paths import ROOT
 
 TAG = "colab"
 TEMPLATE = """\
-# On Google Colab only: install the book's helper package, posenc, and its figures.
+# {comment}
 import sys
 
 if "google.colab" in sys.modules:
@@ -40,10 +40,23 @@ def repository(config: Path = ROOT / "_config.yml") -> dict:
     return yaml.safe_load(config.read_text(encoding="utf-8"))["repository"]
 
 
-def cell_source(config: Path = ROOT / "_config.yml") -> str:
-    """The exact source of the Colab cell for the repository and branch in ``config``."""
+# The cell's comment in each edition's language: code is shared, comments are the edition's.
+COMMENTS = {
+    "en": "On Google Colab only: install the book's helper package, posenc, and its figures.",
+    "id": "Hanya di Google Colab: pasang posenc, paket pembantu buku ini, beserta gambarnya.",
+    "ko": "Google Colab에서만: 이 책의 도우미 패키지 posenc를 그림 기능과 함께 설치한다.",
+}
+
+
+def cell_source(config: Path = ROOT / "_config.yml", lang: str = "en") -> str:
+    """The source of the Colab cell for the repository and branch in ``config``, its comment in ``lang``."""
     repo = repository(config)
-    return TEMPLATE.format(url=repo["url"].rstrip("/"), branch=repo["branch"])
+    return TEMPLATE.format(comment=COMMENTS[lang], url=repo["url"].rstrip("/"), branch=repo["branch"])
+
+
+def edition(path: Path) -> str:
+    """The language of a notebook, from its folder (``book/ko/...``); English elsewhere."""
+    return path.parent.name if path.parent.name in COMMENTS else "en"
 
 
 def apply(notebook, source: str) -> bool:
@@ -99,11 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="change nothing; fail if a notebook is stale")
     parser.add_argument("--config", type=Path, default=ROOT / "_config.yml", help=argparse.SUPPRESS)
     arguments = parser.parse_args(argv)
-    source = cell_source(arguments.config)
     stale = []
     for path in notebooks(arguments.paths):
         notebook = nbformat.read(path, as_version=4)
-        if apply(notebook, source):
+        if apply(notebook, cell_source(arguments.config, edition(path))):
             stale.append(path)
             if not arguments.check:
                 nbformat.validate(notebook)
