@@ -350,24 +350,15 @@ class RotaryEmbedding(nn.Module):
         self.reset_parameters()
 
     def _apply(self, fn, recurse=True):
-        # Module.to(dtype), .half(), .bfloat16() and a parent's casts all reach the buffers through
-        # _apply. Let it run (device moves must apply), then put back the float32 tables wherever a
-        # cast went below float32: rounding them to bfloat16 is exactly what chapter 7 warns about.
-        # Tables that were on the meta device, or that transformers replaced by empty ones, hold
-        # nothing: they are rebuilt (to_empty comes through here).
-        rebuild = self._stale()
-        tables = {"cos": self.cos, "sin": self.sin}
+        # Module.to(device or dtype), .half(), .bfloat16(), to_empty and a parent's casts all reach the
+        # buffers through _apply. The tables are derived, so wherever new ones land they are computed
+        # there, in float32 (float64 after a cast to float64): a cast below float32 would round them
+        # (what chapter 7 warns about), and to_empty leaves uninitialised memory in them.
+        before = self.cos
         super()._apply(fn, recurse)
-        dtype = torch.float64 if self.cos.dtype == torch.float64 else torch.float32
-        if rebuild:
+        if self.cos is not before or self._stale():
+            dtype = torch.float64 if self.cos.dtype == torch.float64 else torch.float32
             self._build_tables(self.cos.device, dtype)
-            return self
-        for name, before in tables.items():
-            after = getattr(self, name)
-            if after.dtype not in (torch.float32, torch.float64):
-                # A float64 table holds float32 numbers (it was cast up from them): exact back in float32.
-                setattr(self, name, before.to(device=after.device, dtype=torch.float32))
-        self._built = (id(self.cos), id(self.sin))
         return self
 
     def forward(self, x: torch.Tensor, offset=0, *, positions=None, seq_dim: int = -2) -> torch.Tensor:
@@ -402,11 +393,13 @@ class RotaryEmbedding(nn.Module):
         if x.dim() < 2 or x.size(-1) != self.dim:
             raise ValueError(f"x must have shape (..., seq_len, dim={self.dim}), got {tuple(x.shape)}")
         seq_dim = check_seq_dim(seq_dim, x.dim())
-        if not torch.compiler.is_compiling():
-            if self._stale():
-                self.reset_parameters()
-            if self._follow is not None:
-                self._follow_length(self._length(x, offset, positions, seq_dim))
+        # Both also under torch.compile, where each runs eagerly (_eager: a graph break, an error with
+        # fullgraph=True): tables that transformers' loader left empty, and a length that changes the
+        # frequencies, are never read as they are.
+        if self._stale():
+            _eager(self.reset_parameters)()
+        if self._follow is not None:
+            _eager(self._follow_input)(x, offset, positions, seq_dim)
         seq_len = x.size(seq_dim)
         index = self._rows(x, offset, positions, seq_dim)
         if index is None:  # a Python int offset: a slice, no gather
@@ -537,6 +530,9 @@ class RotaryEmbedding(nn.Module):
             return int(offset) + seq_len
         return int(offset) + seq_len
 
+    def _follow_input(self, x: torch.Tensor, offset, positions, seq_dim: int) -> None:
+        self._follow_length(self._length(x, offset, positions, seq_dim))
+
     def _follow_length(self, length: int) -> None:
         """transformers' dynamic_rope_update: LongRoPE's short or long factors, dynamic NTK's growth."""
         from posenc.config import rope_parameters
@@ -643,6 +639,11 @@ class RotaryEmbedding(nn.Module):
 
     def _rotate(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
         return _rotate(x, cos, sin, self.layout)
+
+
+def _eager(method):
+    """``method`` run outside torch.compile's graph: it reads tensors back to the host and calls NumPy."""
+    return torch.compiler.disable(method, recursive=True)
 
 
 def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:

@@ -40,6 +40,16 @@ def test_a_module_built_on_the_meta_device_is_computed_when_materialised():
     assert torch.equal(rope.cos, reference.cos) and torch.equal(rope.sin, reference.sin)
 
 
+def test_to_empty_recomputes_tables_built_on_a_real_device():
+    # to_empty gives every buffer uninitialised memory, wherever the module was built (2.7e38 before).
+    rope = RotaryEmbedding(64, 64, layout="half")
+    x = inputs((1, 2, 8, 64))
+    expected = rope(x)
+    moved = RotaryEmbedding(64, 64, layout="half").to_empty(device="cpu")
+    torch.testing.assert_close(moved.cos, rope.cos, rtol=0, atol=0)
+    torch.testing.assert_close(moved(x), expected, rtol=0, atol=0)
+
+
 def test_tables_replaced_by_empty_ones_are_rebuilt_at_the_next_call():
     """What transformers' from_pretrained does to every non-persistent buffer: torch.empty_like."""
     rope = RotaryEmbedding(16, 64, layout="half")
@@ -117,6 +127,77 @@ def test_under_torch_compile_a_bad_position_raises_and_never_aborts():
     lines = done.stdout.splitlines()
     assert lines[0].startswith("good") and float(lines[0].split()[1]) < 1e-5, done.stdout
     assert "positions must be in 0 ... max_seq_length - 1 = 127" in lines[-1], done.stdout
+
+
+COMPILED_STATE = """
+import tempfile
+
+import torch
+import transformers
+from posenc.nn import RotaryEmbedding
+
+torch.manual_seed(0)
+phi3 = {
+    "model_type": "phi3", "hidden_size": 128, "num_attention_heads": 4, "max_position_embeddings": 1024,
+    "original_max_position_embeddings": 128, "rope_theta": 10000.0,
+    "rope_scaling": {"type": "longrope", "short_factor": [1.0 + 0.05 * i for i in range(16)],
+                     "long_factor": [1.0 + 1.5 * i for i in range(16)]},
+}
+dynamic = {
+    "model_type": "llama", "hidden_size": 128, "num_attention_heads": 4, "max_position_embeddings": 64,
+    "rope_theta": 10000.0, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
+}
+for name, config, lengths in (("longrope", phi3, (100, 300, 100)), ("dynamic", dynamic, (32, 300, 40))):
+    eager, compiled = RotaryEmbedding.from_config(config, 1024), RotaryEmbedding.from_config(config, 1024)
+    compiled = torch.compile(compiled)
+    for length in lengths:
+        q = torch.randn(1, 4, length, 32)
+        positions = torch.arange(length)[None]
+        error = (compiled(q, positions=positions) - eager(q, positions=positions)).abs().max()
+        print(name, length, float(error))
+
+
+class Toy(transformers.PreTrainedModel):
+    config_class = transformers.LlamaConfig
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.q = torch.nn.Linear(64, 64, bias=False)
+        self.rope = RotaryEmbedding.from_config(config)
+        self.post_init()
+
+    def forward(self, x, positions):
+        return self.rope(self.q(x).view(1, -1, 4, 16), positions=positions, seq_dim=1)
+
+
+config = transformers.LlamaConfig(hidden_size=64, num_attention_heads=4, max_position_embeddings=256)
+model = Toy(config).eval()
+x, positions = torch.randn(1, 10, 64), torch.arange(10)[None] + 50
+with torch.no_grad(), tempfile.TemporaryDirectory() as folder:
+    expected = model(x, positions)
+    model.save_pretrained(folder)
+    compiled = torch.compile(Toy.from_pretrained(folder).eval())
+    print("from_pretrained", float((compiled(x, positions) - expected).abs().max()))
+"""
+
+
+def test_under_torch_compile_lengths_and_loaded_tables_are_followed():
+    # Compiled: LongRoPE switches to its long factors, dynamic NTK grows with the length, and the first
+    # call after from_pretrained rebuilds the tables (each in an eager step: a graph break). Before, the
+    # compiled module kept the last eager frequencies (errors 10.1 and 7.9) and read the loader's
+    # uninitialised tables (0.61).
+    transformers_or_skip()
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", COMPILED_STATE], capture_output=True, text=True, env=env, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert [line[:-1] for line in lines] == [
+        ["longrope", "100"], ["longrope", "300"], ["longrope", "100"],
+        ["dynamic", "32"], ["dynamic", "300"], ["dynamic", "40"], ["from_pretrained"],
+    ], done.stdout  # fmt: skip
+    assert all(float(line[-1]) < 1e-5 for line in lines), done.stdout
 
 
 class Ops(TorchDispatchMode):
