@@ -192,9 +192,10 @@ class RotaryEmbedding(nn.Module):
 
     **Where models live.** Built under ``with torch.device("meta")`` (as
     transformers' ``from_pretrained`` and FSDP build a model), the tables are
-    empty meta tensors; ``to_empty`` computes them, and so does the first call
-    after ``from_pretrained`` has replaced them by ``torch.empty_like``
-    (:meth:`reset_parameters` does it by hand). Under ``torch.compile``, a
+    empty meta tensors; ``to_empty`` computes them (so does every move or
+    cast), and so does the first call after ``from_pretrained`` has replaced
+    them by ``torch.empty_like``, compiled or not (:meth:`reset_parameters`
+    does it by hand). Under ``torch.compile``, a
     position outside the tables is clamped in the gather (an out-of-bounds
     gather would abort the process) and ``torch._assert_async`` raises a
     RuntimeError that names it (on CUDA: a device-side assert).
@@ -455,7 +456,8 @@ class RotaryEmbedding(nn.Module):
 
         Only the rows up to ``L'`` are recomputed when the frequencies change (in place: the tables keep
         their identity). Finding ``L'`` reads the positions back to the host (as transformers does);
-        under ``torch.compile`` the frequencies stay those of the last eager call.
+        under ``torch.compile`` that step runs eagerly, a graph break on every call of such a module
+        (with ``fullgraph=True``, an error), so that a compiled call follows the length as an eager one.
 
         Examples
         --------
