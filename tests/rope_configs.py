@@ -150,4 +150,11 @@ CONFIGS = {
         "model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 4096,  # noqa: E501
         "rope_theta": 10000.0, "rope_scaling": {"factor": 2.0, "rope_type": "dynamic"},
     },
+    # Gemma 4's global layers' RoPE (transformers' Gemma4TextConfig default: proportional, a quarter of a
+    # 512-wide head rotated, base 1e6), on a flat config: Gemma 4's own sets head_dim per layer.
+    "Gemma-4-global": {
+        "model_type": "llama", "hidden_size": 2048, "num_attention_heads": 4, "head_dim": 512,
+        "max_position_embeddings": 131072,
+        "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1e6},
+    },
 }  # fmt: skip

@@ -75,8 +75,10 @@ class RopeParameters(NamedTuple):
 class _Block:
     """One rope_parameters block, with the values every rope_type needs; the fields are read by name."""
 
-    def __init__(self, fields: dict, rotary_dim: int, base: float, max_positions, original, where: str):
-        self.fields, self.rotary_dim, self.base = fields, rotary_dim, base
+    def __init__(
+        self, fields: dict, head_dim: int, rotary_dim: int, base: float, max_positions, original, where: str
+    ):
+        self.fields, self.head_dim, self.rotary_dim, self.base = fields, head_dim, rotary_dim, base
         self.max_positions, self.original, self.where = max_positions, original, where
 
     def required(self, name: str):
@@ -196,6 +198,16 @@ def _llama3(block: _Block, seq_len):
     return frequencies, 1.0
 
 
+def _proportional(block: _Block, seq_len):
+    # transformers' proportional RoPE (Gemma 4's global layers): the head's first
+    # int(head_dim * partial_rotary_factor) // 2 pairs at the frequencies of the whole head, base ** (-2i /
+    # head_dim), and the rest at 0 (not rotated), so the tables have the head's size; divided by factor.
+    angles = block.rotary_dim // 2
+    frequencies = np.zeros(block.head_dim // 2)
+    frequencies[:angles] = rope_frequencies(block.head_dim, block.base)[:angles]
+    return frequencies / block.real("factor", 1.0), 1.0
+
+
 _Function = Callable[[_Block, "int | None"], "tuple[np.ndarray, float]"]
 
 ROPE_TYPES: dict[str, tuple[_Function, frozenset]] = {
@@ -223,6 +235,7 @@ ROPE_TYPES: dict[str, tuple[_Function, frozenset]] = {
             {"factor", "original_max_position_embeddings", "attention_factor", "short_factor", "long_factor"}
         ),
     ),
+    "proportional": (_proportional, frozenset({"factor"})),
     "llama3": (
         _llama3,
         frozenset({"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"}),
@@ -412,7 +425,10 @@ def rope_parameters(
       ``attention_factor``, else ``mscale`` and ``mscale_all_dim`` when both are non-zero (one alone
       is ignored, as transformers does), else ``0.1 ln(factor) + 1``;
     - ``longrope``: ``short_factor``, ``long_factor``, ``factor`` (if absent, the ratio of the two
-      lengths), ``attention_factor`` (else ``sqrt(1 + ln(factor) / ln(L))``, 1 for ``factor <= 1``).
+      lengths), ``attention_factor`` (else ``sqrt(1 + ln(factor) / ln(L))``, 1 for ``factor <= 1``);
+    - ``proportional`` (Gemma 4): the first ``int(head_dim * partial_rotary_factor) // 2`` pairs at
+      ``base ** (-2i / head_dim)``, the others at frequency 0 (unrotated), all divided by ``factor``
+      (default 1); ``rotary_dim`` is then the whole ``head_dim``.
 
     Where transformers differs on purpose: it computes in float32, posenc in float64 (the frequencies
     differ by float32 rounding, at most about 3e-7 relative on real configs, see
@@ -467,8 +483,10 @@ def rope_parameters(
         max_positions = check_int("max_position_embeddings", max_positions, minimum=1)
     original = _trained_context(config, block, rope_type, max_positions)
     frequencies, attention = function(
-        _Block(block, rotary_dim, base, max_positions, original, where), seq_len
+        _Block(block, head_dim, rotary_dim, base, max_positions, original, where), seq_len
     )
+    if rope_type == "proportional":
+        rotary_dim = head_dim  # every pair of the head, the last ones at frequency 0
     interleaved = config.get("model_type") in _INTERLEAVED and config.get("rope_interleave", True)
     return RopeParameters(
         frequencies=np.asarray(frequencies, dtype=np.float64),

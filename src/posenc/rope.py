@@ -170,8 +170,9 @@ def rope_frequencies(dim: int, base: float = 10000.0, frequencies: ArrayLike | N
         Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
     frequencies : array_like, optional
         Frequencies to use instead, e.g. from :func:`posenc.scaled_frequencies`;
-        one-dimensional, of length ``dim // 2``, finite and > 0. When given,
-        ``base`` is not used.
+        one-dimensional, of length ``dim // 2``, finite and >= 0 (a pair at
+        frequency 0 is not rotated: transformers' ``"proportional"`` RoPE
+        leaves a head's last pairs so). When given, ``base`` is not used.
 
     Returns
     -------
@@ -190,8 +191,8 @@ def rope_frequencies(dim: int, base: float = 10000.0, frequencies: ArrayLike | N
     theta = _check_frequency_array(frequencies)
     if theta.size != dim // 2:
         raise ValueError(f"frequencies must have length dim // 2 = {dim // 2}, got {theta.size}")
-    if not (theta > 0).all():
-        raise ValueError(f"frequencies must be finite and > 0, got minimum {theta.min()!r}")
+    if not (theta >= 0).all():
+        raise ValueError(f"frequencies must be finite and >= 0, got minimum {theta.min()!r}")
     return theta.copy()
 
 

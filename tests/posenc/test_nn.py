@@ -247,7 +247,7 @@ def test_rotary_offset_past_the_table_names_the_numbers():
         (lambda: RotaryEmbedding(8, 16, layout="neox"), ValueError, "layout must be one of"),
         (lambda: RotaryEmbedding(8, 16, base=-1.0), ValueError, "base must be > 0"),
         (lambda: RotaryEmbedding(8, 16, frequencies=[1.0]), ValueError, "frequencies must have length"),
-        (lambda: RotaryEmbedding(4, 16, frequencies=[1.0, -1.0]), ValueError, "finite and > 0"),
+        (lambda: RotaryEmbedding(4, 16, frequencies=[1.0, -1.0]), ValueError, "finite and >= 0"),
         (
             lambda: RotaryEmbedding(8, 16)(torch.zeros(2, 8), offset=1.0),
             TypeError,

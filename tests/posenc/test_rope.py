@@ -152,6 +152,16 @@ def test_custom_frequencies(layout):
     np.testing.assert_array_equal(default, apply_rope(x, layout=layout, base=500.0))
 
 
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_a_pair_at_frequency_zero_is_not_rotated(layout):
+    # transformers' proportional RoPE (Gemma 4) leaves a head's last pairs so.
+    x = np.random.default_rng(9).standard_normal((5, 6))
+    out = apply_rope(x, offset=3, layout=layout, frequencies=[0.9, 0.0, 0.0])
+    still = [2, 3, 4, 5] if layout == "interleaved" else [1, 2, 4, 5]
+    np.testing.assert_array_equal(out[:, still], x[:, still])
+    np.testing.assert_allclose(out, rotate_entrywise(x, 3, layout, [0.9, 0.0, 0.0]), rtol=0, atol=1e-12)
+
+
 def test_rope_frequencies_default_and_custom():
     np.testing.assert_allclose(rope_frequencies(8, 100.0), default_theta(8, 100.0), rtol=1e-15)
     theta = np.array([1.0, 0.5])
@@ -197,8 +207,7 @@ def test_cos_sin_table_at_any_offset(num_positions, offset, data):
         ((4, 4), {"base": math.inf}, ValueError, "base must be finite"),
         ((4, 4), {"frequencies": [1.0]}, ValueError, r"frequencies must have length dim // 2 = 2, got 1"),
         ((4, 4), {"frequencies": [1.0, 0.1, 0.01]}, ValueError, "frequencies must have length"),
-        ((4, 4), {"frequencies": [1.0, 0.0]}, ValueError, "frequencies must be finite and > 0"),
-        ((4, 4), {"frequencies": [1.0, -0.5]}, ValueError, "frequencies must be finite and > 0"),
+        ((4, 4), {"frequencies": [1.0, -0.5]}, ValueError, "frequencies must be finite and >= 0"),
         ((4, 4), {"frequencies": [1.0, math.nan]}, ValueError, "frequencies must be finite"),
         ((4, 4), {"frequencies": [1.0, math.inf]}, ValueError, "frequencies must be finite"),
         ((4, 4), {"frequencies": [[1.0, 0.1]]}, ValueError, "frequencies must be one-dimensional"),

@@ -376,6 +376,22 @@ def test_from_config_equals_transformers_with_the_attention_factor():
     torch.testing.assert_close(rope(q, positions=position_ids), hf(q, position_ids), rtol=0, atol=3e-4)
 
 
+def test_from_config_proportional_leaves_the_last_pairs_of_the_head_unrotated():
+    transformers = transformers_or_skip()
+    gemma4 = CONFIGS["Gemma-4-global"]
+    hf = hf_rotary(transformers, gemma4, "llama", "LlamaRotaryEmbedding")
+    rope = RotaryEmbedding.from_config(gemma4, 4096)
+    assert (rope.dim, rope.rotary_dim, rope.layout) == (512, 512, "half")
+    q = inputs((1, 2, 6, 512), seed=7)
+    position_ids = torch.tensor([[0, 1, 2, 100, 1000, 4095]])
+    ours = rope(q, positions=position_ids)
+    torch.testing.assert_close(ours, hf(q, position_ids), rtol=0, atol=3e-4)
+    # rotate_half pairs feature i with i + 256: the first 64 pairs turn, the other 192 do not.
+    still = torch.cat((torch.arange(64, 256), torch.arange(320, 512)))
+    torch.testing.assert_close(ours[..., still], q[..., still], rtol=0, atol=0)
+    assert not torch.allclose(ours[..., 1:64], q[..., 1:64])
+
+
 def test_from_config_longrope_switches_factors_as_transformers():
     transformers = transformers_or_skip()
     phi3 = CONFIGS["Phi-3-mini-128k"]
