@@ -35,7 +35,7 @@ from posenc_book.words import CATALOG, message, messages
 from posenc.words import LANGUAGES
 
 LOCALE = ROOT / "tools" / "posenc_book" / "locale"
-GROUPS = ("site", "handout", "pdf")
+GROUPS = ("site", "handout", "pdf", "notebook")
 HANGUL_WORD = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 # At most "a couple of words of Korean" in a tracked .py file outside tests/ (issue 26's done-when).
 MAX_HANGUL_WORDS = 2

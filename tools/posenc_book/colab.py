@@ -23,8 +23,10 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from posenc.words import LANGUAGES
 from posenc_book.notebooks import notebooks
 from posenc_book.paths import ROOT
+from posenc_book.words import message
 
 TAG = "colab"
 TEMPLATE = """\
@@ -40,23 +42,17 @@ def repository(config: Path = ROOT / "_config.yml") -> dict:
     return yaml.safe_load(config.read_text(encoding="utf-8"))["repository"]
 
 
-# The cell's comment in each edition's language: code is shared, comments are the edition's.
-COMMENTS = {
-    "en": "On Google Colab only: install the book's helper package, posenc, and its figures.",
-    "id": "Hanya di Google Colab: pasang posenc, paket pembantu buku ini, beserta gambarnya.",
-    "ko": "Google Colab에서만: 이 책의 도우미 패키지 posenc를 그림 기능과 함께 설치한다.",
-}
-
-
 def cell_source(config: Path = ROOT / "_config.yml", lang: str = "en") -> str:
     """The source of the Colab cell for the repository and branch in ``config``, its comment in ``lang``."""
     repo = repository(config)
-    return TEMPLATE.format(comment=COMMENTS[lang], url=repo["url"].rstrip("/"), branch=repo["branch"])
+    # The comment in the edition's language (code is shared, comments are the edition's).
+    comment = message("notebook.colab_comment", lang)
+    return TEMPLATE.format(comment=comment, url=repo["url"].rstrip("/"), branch=repo["branch"])
 
 
 def edition(path: Path) -> str:
     """The language of a notebook, from its folder (``book/ko/...``); English elsewhere."""
-    return path.parent.name if path.parent.name in COMMENTS else "en"
+    return path.parent.name if path.parent.name in LANGUAGES else "en"
 
 
 def apply(notebook, source: str) -> bool:

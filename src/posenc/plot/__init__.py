@@ -6,7 +6,8 @@ The figures live in one module per kind, and this module re-exports them:
 - :mod:`posenc.plot.experiment`: chapter 8's results, e.g. :func:`~posenc.plot.experiment_curves`;
 - :mod:`posenc.plot.sliders`: the figures a reader can move, e.g. :func:`~posenc.plot.base_slider`
   (a :class:`posenc.plot.interactive.InteractiveFigure`);
-- :mod:`posenc.plot.frame`: :func:`~posenc.plot.draw_frame`, the matplotlib drawing of one frame of those.
+- :mod:`posenc.plot.frame`: :func:`~posenc.plot.draw_frame`, the matplotlib drawing of one frame of those;
+- :func:`~posenc.plot.finish`, the last call on a figure that a chapter draws with matplotlib itself.
 
 Every matplotlib figure is already closed in pyplot, so a notebook shows it
 exactly once: as the cell's value. Importing this module registers the
@@ -20,6 +21,7 @@ from posenc._checks import require_extra
 
 require_extra(__name__, "plot", "matplotlib", "plotly", "PIL", "babel")
 
+from posenc.plot._style import finish
 from posenc.plot.encodings import (
     alibi,
     circle,
@@ -56,6 +58,7 @@ __all__ = [
     "experiment_lengths",
     "experiment_rescaling",
     "experiment_table",
+    "finish",
     "heatmap",
     "rope_decay",
     "rope_slider",
