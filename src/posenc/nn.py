@@ -472,6 +472,13 @@ class RotaryEmbedding(nn.Module):
         # Imported here: the NumPy core module that reads configs (no cycle, no cost otherwise).
         from posenc.config import read_config, rope_parameters
 
+        read_here = {"dim", "base", "layout", "frequencies", "rotary_dim", "attention_factor"}
+        taken = sorted(set(kwargs) & read_here)
+        if taken:
+            raise TypeError(
+                f"from_config reads {taken[0]!r} from the config; of the constructor's arguments it takes "
+                "check_positions only (build RotaryEmbedding(...) directly to choose the others)"
+            )
         config = read_config(config)  # a path or an object read once, kept by a following module
         read = rope_parameters(config, layer_type=layer_type)
         if max_seq_length is None:
@@ -605,7 +612,8 @@ class RotaryEmbedding(nn.Module):
         if offset + seq_len > self.max_seq_length:
             raise ValueError(
                 f"offset + seq_len = {offset} + {seq_len} = {offset + seq_len} exceeds "
-                f"max_seq_length {self.max_seq_length}"
+                f"max_seq_length {self.max_seq_length}, the rows of the tables (build the module with a "
+                "larger max_seq_length; from_config's second argument)"
             )
         return None
 
@@ -634,8 +642,8 @@ class RotaryEmbedding(nn.Module):
             raise ValueError(f"{name} must be >= 0, got minimum {low}")
         if high > last:
             raise ValueError(
-                f"{name} must be < max_seq_length = {self.max_seq_length} (the rows of the tables), "
-                f"got maximum {high}"
+                f"{name} must be < max_seq_length = {self.max_seq_length} (the rows of the tables; build the "
+                f"module with a larger max_seq_length), got maximum {high}"
             )
         return index
 

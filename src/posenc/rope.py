@@ -92,7 +92,7 @@ def check_positions_shape(shape: tuple, x_shape: tuple, seq_dim: int = -2) -> No
     >>> check_positions_shape((4,), (2, 4, 5, 8))
     Traceback (most recent call last):
         ...
-    ValueError: positions must have shape (seq_len,) = (5,), ... got positions of shape (4,) ...
+    ValueError: positions must have shape (seq_len,) = (5,); ... got positions of shape (4,) ...
     """
     seq_dim = check_seq_dim(seq_dim, len(x_shape))
     seq_len = x_shape[seq_dim]
@@ -100,13 +100,16 @@ def check_positions_shape(shape: tuple, x_shape: tuple, seq_dim: int = -2) -> No
         return
     if len(shape) == 2 and seq_dim > 0 and shape[0] in (1, x_shape[0]) and shape[1] == seq_len:
         return
-    layout = (
-        "(batch, heads, seq_len, dim)" if seq_dim == len(x_shape) - 2 else f"seq_dim={seq_dim - len(x_shape)}"
+    # The two-dimensional form exists only where x has a batch axis before its sequence axis.
+    batched = (
+        f"; or (batch, seq_len) = ({x_shape[0]}, {seq_len}) or (1, {seq_len}), one row per sequence of the "
+        "batch (x's first axis)"
+        if seq_dim > 0
+        else ""
     )
     raise ValueError(
-        f"positions must have shape (seq_len,) = ({seq_len},), or (batch, seq_len) or (1, seq_len) for x of "
-        f"shape {layout} whose first axis is the batch; got positions of shape {tuple(shape)} for x of "
-        f"shape {tuple(x_shape)}"
+        f"positions must have shape (seq_len,) = ({seq_len},){batched}; got positions of shape "
+        f"{tuple(shape)} for x of shape {tuple(x_shape)} with the sequence on axis {seq_dim}"
     )
 
 

@@ -362,7 +362,8 @@ def test_positions_equal_hugging_face_position_ids(hf_llama, batch):
         (
             {"offset": torch.tensor(14)},
             ValueError,
-            r"offset \+ t must be < max_seq_length = 16 \(the rows of the tables\), got maximum 16",
+            r"offset \+ t must be < max_seq_length = 16 \(the rows of the tables; build the module with a "
+            r"larger max_seq_length\), got maximum 16",
         ),
         ({"offset": torch.tensor(-1)}, ValueError, r"offset \+ t must be >= 0"),
         ({"offset": torch.tensor([1])}, TypeError, "offset must be an integer or a 0-d integer tensor"),
@@ -376,8 +377,15 @@ def test_bad_positions_name_the_argument(kwargs, error, words):
 
 def test_two_dimensional_positions_need_a_batch_axis():
     layer = RotaryEmbedding(8, 16)
-    with pytest.raises(ValueError, match=r"\(batch, seq_len\) or \(1, seq_len\) for x of shape"):
+    # x without a batch axis: only (seq_len,) is named, not a two-dimensional form it cannot take.
+    with pytest.raises(
+        ValueError, match=r"= \(3,\); got positions of shape \(2, 3\) for x of shape \(3, 8\)"
+    ):
         layer(torch.zeros(3, 8), positions=torch.zeros(2, 3, dtype=torch.long))
+    with pytest.raises(
+        ValueError, match=r"or \(batch, seq_len\) = \(2, 3\) or \(1, 3\), one row per sequence"
+    ):
+        layer(torch.zeros(2, 3, 8), positions=torch.zeros(3, 3, dtype=torch.long))
     with pytest.raises(ValueError, match=r"got positions of shape \(3, 3\) for x of shape \(2, 3, 8\)"):
         layer(torch.zeros(2, 3, 8), positions=torch.zeros(3, 3, dtype=torch.long))
 

@@ -217,7 +217,12 @@ def test_cos_sin_table_at_any_offset(num_positions, offset, data):
         ((4, 4), {"positions": [True] * 4}, TypeError, "positions must be an array of integers"),
         ((4, 4), {"positions": [0, 1, 2]}, ValueError, r"positions must have shape \(seq_len,\) = \(4,\)"),
         ((2, 1, 4, 4), {"positions": np.zeros((3, 4), int)}, ValueError, "positions must have shape"),
-        ((4, 4), {"positions": np.zeros((2, 4), int)}, ValueError, r"\(batch, seq_len\) or \(1, seq_len\)"),
+        (
+            (4, 4),
+            {"positions": np.zeros((2, 4), int)},
+            ValueError,
+            r"= \(4,\); got positions of shape \(2, 4\)",
+        ),
         ((4, 4), {"seq_dim": -1}, ValueError, "seq_dim must name an axis of x before its last"),
         ((4, 4), {"positions": [0, 1, 2, 3], "offset": 1}, ValueError, "give offset or positions, not both"),
         ((4, 4), {"positions": np.array([0, 1, 2, 2**63], np.uint64)}, ValueError, "positions must be < 2"),

@@ -479,3 +479,11 @@ def test_how_far_transformers_float32_tables_drift_at_131072_positions():
     print(f"\nLlama 3.1, positions < 131072: largest error of a cos or sin entry {drift}")
     assert 5e-3 < drift["transformers"] < 2e-2
     assert drift["posenc"] < 6e-8  # half a float32 step at 1
+
+
+def test_from_config_names_what_it_reads_itself_and_the_length_to_raise():
+    with pytest.raises(TypeError, match=r"from_config reads 'layout' from the config; .* check_positions"):
+        RotaryEmbedding.from_config(CONFIGS["SmolLM2-135M"], 64, layout="interleaved")
+    rope = RotaryEmbedding.from_config(CONFIGS["SmolLM2-135M"], 8)
+    with pytest.raises(ValueError, match=r"exceeds max_seq_length 8, the rows of the tables \(build the"):
+        rope(inputs((1, 1, 16, 64)))
