@@ -603,11 +603,12 @@ def _same(text: str) -> str:
 
 
 def _summary_rows(records: list[Record], rows: str, lengths: list[int], words) -> list[tuple[str, list[str]]]:
-    """:func:`format_summary`'s rows of one task: (variant or recipe, its cells), one per row of ``records``."""
+    """:func:`format_summary`'s rows of one task: (variant or recipe, its cells), one per row."""
     table = []
     for row in dict.fromkeys(getattr(record, rows) for record in records):
         group = [record for record in records if getattr(record, rows) == row]
-        table.append((row, [_summary_cell([record.accuracy(length) for record in group], words) for length in lengths]))
+        cells = [_summary_cell([record.accuracy(length) for record in group], words) for length in lengths]
+        table.append((row, cells))
     return table
 
 
