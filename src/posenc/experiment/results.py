@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from posenc._checks import check_int, check_real
+from posenc.report import pad, width
 
 __all__ = [
     "AVX2_FILE",
@@ -533,7 +534,14 @@ def _percent(value: float) -> str:
     return f"{100 * value:.0f}"
 
 
-def format_summary(results: Results, study: str = "main", *, task=None, recipe=None) -> str:
+def format_summary(
+    results: Results,
+    study: str = "main",
+    *,
+    task=None,
+    recipe=None,
+    words: Callable[[str], str] | None = None,
+) -> str:
     """A text table: per variant (or recipe) and length, the mean and the range over the seeds, and the band.
 
     Cells read ``mean [min-max] band``: the mean in whole percent, the lowest and
@@ -548,6 +556,12 @@ def format_summary(results: Results, study: str = "main", *, task=None, recipe=N
         The study to show.
     task, recipe : str, optional
         Show only this task, or this recipe.
+    words : callable, optional
+        A chapter's ``_`` (:func:`posenc.words.translator`): it translates the table's words (the title,
+        the header ``"position"`` or ``"recipe"``, and the bands ``"solved"``, ``"mixed"``, ``"failed"``).
+        The names of tasks, studies, variants and recipes are identifiers and stay; so do the numbers.
+        Columns are counted in display width (a Hangul character is two), and widen when a translated
+        band needs it. Without it, the words are English.
 
     Returns
     -------
@@ -565,36 +579,43 @@ def format_summary(results: Results, study: str = "main", *, task=None, recipe=N
       learned      100 [100.0-100.0] solved                        --                        --
     ...
     """
+    words = words or _same
     rows = "recipe" if study in ("rescaled", "fine-tuned", "probe") else "position"
     records = results.select(study, task=task, recipe=recipe)
     tasks = list(dict.fromkeys(record.task for record in records))
     lengths = results.lengths()
     lines = []
     for name in tasks:
-        lines.append(
-            f"{name} ({study}, {records[0].steps} steps, seeds "
-            f"{', '.join(str(seed) for seed in dict.fromkeys(r.seed for r in records))})"
-        )
-        lines.append(f"  {rows:11s}" + "".join(f"{length:>26d}" for length in lengths))
-        lines += _summary_rows([record for record in records if record.task == name], rows, lengths)
+        seeds = ", ".join(str(seed) for seed in dict.fromkeys(r.seed for r in records))
+        title = words("{task} ({study}, {steps} steps, seeds {seeds})")
+        lines.append(title.format(task=name, study=study, steps=records[0].steps, seeds=seeds))
+        table = _summary_rows([record for record in records if record.task == name], rows, lengths, words)
+        # 26 columns a cell, as wide as the widest cell and two spaces where a translation is longer.
+        columns = max([26] + [width(cell) + 2 for _, cells in table for cell in cells])
+        lines.append(f"  {pad(words(rows), 11)}" + "".join(f"{length:>{columns}d}" for length in lengths))
+        lines += [f"  {row:11s}" + "".join(pad(cell, columns, ">") for cell in cells) for row, cells in table]
     return "\n".join(lines)
 
 
-def _summary_rows(records: list[Record], rows: str, lengths: list[int]) -> list[str]:
-    """:func:`format_summary`'s rows of one task: one per variant (or recipe) of ``records``."""
-    lines = []
+def _same(text: str) -> str:
+    """:func:`format_summary`'s words without a translation: the English text itself."""
+    return text
+
+
+def _summary_rows(records: list[Record], rows: str, lengths: list[int], words) -> list[tuple[str, list[str]]]:
+    """:func:`format_summary`'s rows of one task: (variant or recipe, its cells), one per row."""
+    table = []
     for row in dict.fromkeys(getattr(record, rows) for record in records):
         group = [record for record in records if getattr(record, rows) == row]
-        cells = [_summary_cell([record.accuracy(length) for record in group]) for length in lengths]
-        lines.append(f"  {row:11s}" + "".join(cells))
-    return lines
+        cells = [_summary_cell([record.accuracy(length) for record in group], words) for length in lengths]
+        table.append((row, cells))
+    return table
 
 
-def _summary_cell(values: list) -> str:
-    """One cell of :func:`format_summary`: ``mean [min-max] band``, or the band alone where it cannot run."""
+def _summary_cell(values: list, words) -> str:
+    """One cell of :func:`format_summary`: ``mean [min-max] band``, or ``--`` where the variant cannot run."""
     if any(value is None for value in values):
-        return f"{band(values):>26s}"
+        return band(values)
     mean = sum(values) / len(values)
     # The range to a tenth of a point, so that a seed at 89.8 % does not read as 90.
-    text = f"{_percent(mean)} [{100 * min(values):.1f}-{100 * max(values):.1f}] {band(values)}"
-    return f"{text:>26s}"
+    return f"{_percent(mean)} [{100 * min(values):.1f}-{100 * max(values):.1f}] {words(band(values))}"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
+import re
 
 import pytest
 
@@ -227,3 +229,52 @@ def test_keys_read_back_in_numeric_order(tmp_path):
     )
     written.dump(tmp_path / "r.json")
     assert list(R.load(tmp_path / "r.json").records[0].correct) == [2, 10]
+
+
+def test_format_summary_is_english_by_default_and_unchanged_by_the_english_words():
+    from posenc.words import translator
+
+    stored = R.load()
+    for study in ("main", "control", "rescaled", "probe", "fine-tuned"):
+        english = R.format_summary(stored, study)
+        assert R.format_summary(stored, study, words=translator("en")) == english
+        assert "failed" in english and ("position" in english or "recipe" in english)
+
+
+@pytest.mark.parametrize(("lang", "solved"), [("ko", "해결"), ("id", "terselesaikan")])
+def test_format_summary_in_a_chapters_words_keeps_numbers_and_columns(lang, solved):
+    from posenc.report import width
+    from posenc.words import translator
+
+    def numbers(text):
+        return re.findall(r"\d+(?:\.\d+)?", text)
+
+    stored = R.load()
+    for study in ("main", "control", "rescaled", "probe", "fine-tuned"):
+        english = R.format_summary(stored, study)
+        translated = R.format_summary(stored, study, words=translator(lang))
+        assert numbers(translated) == numbers(english)
+        assert not re.search(r"\b(solved|mixed|failed|steps|seeds)\b", translated)
+        lines = translated.splitlines()
+        assert len(lines) == len(english.splitlines())
+        # Every row of a table ends in the same display column as its header, Hangul counted as 2.
+        tables = [lines[i + 1 : i + 1 + n] for i, n in _table_starts(lines)]
+        for table in tables:
+            assert len({width(line) for line in table}) == 1, table
+    assert solved in R.format_summary(stored, "main", words=translator(lang))
+
+
+def _table_starts(lines):
+    """(index of a title line, number of its header and rows) for each task's table in ``lines``."""
+    titles = [i for i, line in enumerate(lines) if not line.startswith("  ")] + [len(lines)]
+    return [(start, end - start - 1) for start, end in itertools.pairwise(titles)]
+
+
+def test_format_summary_widens_its_columns_for_a_long_word_and_leaves_dashes():
+    table = R.format_summary(
+        results(record(position="learned"), record(position="learned", seed=1)),
+        words=lambda text: {"mixed": "x" * 30}.get(text, text),
+    )
+    header, row = table.splitlines()[1:]
+    assert row.endswith("--") and len(header) == len(row)
+    assert "x" * 30 in row and "  " + "x" * 30 not in header
