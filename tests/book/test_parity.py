@@ -152,7 +152,12 @@ def code_without_comments(source: str) -> list[tuple[int, str]]:
 
 
 def numbers(text: str) -> list[str]:
-    """The numbers of a printed output, sorted: a translation may move them, never change them."""
+    """The numbers of a printed output, sorted: a translation may move them, never change them.
+
+    A thousands separator is the edition's (en and ko print 2,048; id prints 2048, since a comma is its
+    decimal mark): it is dropped before the numbers are read.
+    """
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
     return sorted(re.findall(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text))
 
 
@@ -175,6 +180,12 @@ def test_code_is_identical_except_the_language_cell_and_comments(name):
                 for lang, tokens in zip(LANGS, sources, strict=True)
             ]
         assert sources[0] == sources[1] == sources[2], f"{name}: code cell {index} differs between editions"
+
+
+def test_numbers_are_read_with_or_without_a_thousands_separator():
+    assert numbers("2**11 = 2,048; 131,072 rows") == numbers("2**11 = 2048; 131072 baris")
+    assert numbers("[1, 024]") != numbers("[1024]")
+    assert numbers("0.25") != numbers("0,25")
 
 
 def test_comments_alone_may_differ():
