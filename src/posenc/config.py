@@ -32,10 +32,15 @@ from posenc.scaling import yarn_attention_factor as _yarn_attention_factor
 
 __all__ = ["ROPE_TYPES", "RopeParameters", "rope_parameters"]
 
-# The architectures (transformers' model_type) whose attention pairs features (2i, 2i + 1); every other
-# one rotates with rotate_half, pairs (i, i + rotary_dim / 2). DeepSeek's checkpoints store q and k
-# interleaved; transformers regroups them (apply_rotary_pos_emb_interleave) unless rope_interleave is false.
-_INTERLEAVED = {"gptj", "codegen", "cohere", "cohere2", "deepseek_v2", "deepseek_v3", "kimi_k2"}
+# The architectures (transformers 5.23's model_type) whose attention pairs features (2i, 2i + 1): a
+# rotate_half on x[..., 0::2] and x[..., 1::2] (GLM, Ernie 4.5, Helium, Cohere), rotate_every_two (GPT-J),
+# complex numbers (Llama 4), or DeepSeek's apply_rotary_pos_emb_interleave, which the MLA models use unless
+# their rope_interleave is false. Every other one rotates with rotate_half, pairs (i, i + rotary_dim / 2).
+_INTERLEAVED = {
+    "gptj", "codegen", "cohere", "cohere2", "glm", "glm4", "ernie4_5", "ernie4_5_moe", "helium",
+    "llama4", "llama4_text", "deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_v4", "kimi_k2",
+    "mistral4", "glm4_moe_lite", "longcat_flash", "axk1", "youtu",
+}  # fmt: skip
 
 _COMMON_FIELDS = {"rope_type", "type", "rope_theta", "partial_rotary_factor"}
 

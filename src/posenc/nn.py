@@ -439,7 +439,8 @@ class RotaryEmbedding(nn.Module):
         RotaryEmbedding
             A module with the config's frequencies, ``attention_factor``, ``rotary_dim``, head size
             (``dim``) and the architecture's ``layout`` (``"half"``, transformers' ``rotate_half``,
-            except GPT-J, CodeGen, Cohere and DeepSeek's interleaved checkpoints).
+            except the families that pair features (2i, 2i + 1) in transformers 5.23: GPT-J, CodeGen,
+            Cohere, GLM, Ernie 4.5, Helium, Llama 4, DeepSeek and the other MLA models).
 
         Notes
         -----

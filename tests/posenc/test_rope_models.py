@@ -376,6 +376,44 @@ def test_from_config_equals_transformers_with_the_attention_factor():
     torch.testing.assert_close(rope(q, positions=position_ids), hf(q, position_ids), rtol=0, atol=3e-4)
 
 
+@pytest.mark.parametrize(("model_type", "rotary"), [
+    ("glm", "GlmRotaryEmbedding"), ("glm4", "Glm4RotaryEmbedding"), ("ernie4_5", "Ernie4_5RotaryEmbedding"),
+    ("helium", "HeliumRotaryEmbedding"),
+])  # fmt: skip
+def test_from_config_takes_the_interleaved_layout_of_these_families(model_type, rotary):
+    # Each family's own rotary module and apply_rotary_pos_emb: with "half" the error was 6 to 8.
+    import copy
+    import importlib
+
+    transformers = transformers_or_skip()
+    fields = {"hidden_size": 128, "num_attention_heads": 4, "max_position_embeddings": 256}
+    config = transformers.AutoConfig.for_model(model_type, **copy.deepcopy(fields))
+    module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    rope = RotaryEmbedding.from_config(config, 256)
+    assert rope.layout == "interleaved"
+    q = inputs((1, 4, 7, rope.dim), seed=11)
+    position_ids = torch.tensor([[0, 1, 2, 50, 100, 200, 255]])
+    cos, sin = getattr(module, rotary)(config)(q, position_ids)
+    theirs = module.apply_rotary_pos_emb(q, q, cos, sin)[0]
+    torch.testing.assert_close(rope(q, positions=position_ids), theirs, rtol=0, atol=1e-4)
+
+
+def test_from_config_takes_llama_4s_complex_rotation():
+    transformers = transformers_or_skip()
+    from transformers.models.llama4 import modeling_llama4
+
+    config = transformers.Llama4TextConfig(
+        hidden_size=128, num_attention_heads=4, head_dim=32, max_position_embeddings=256, rope_scaling=None
+    )
+    rope = RotaryEmbedding.from_config(config, 256)
+    assert rope.layout == "interleaved"
+    q = inputs((1, 7, 4, 32), seed=12)  # Llama 4 rotates (batch, seq, heads, dim)
+    position_ids = torch.tensor([[0, 1, 2, 50, 100, 200, 255]])
+    freqs_cis = modeling_llama4.Llama4TextRotaryEmbedding(config)(q, position_ids)
+    theirs = modeling_llama4.apply_rotary_emb(q, q, freqs_cis)[0]
+    torch.testing.assert_close(rope(q, positions=position_ids, seq_dim=1), theirs, rtol=0, atol=1e-4)
+
+
 def test_from_config_proportional_leaves_the_last_pairs_of_the_head_unrotated():
     transformers = transformers_or_skip()
     gemma4 = CONFIGS["Gemma-4-global"]
