@@ -150,6 +150,13 @@ CONFIGS = {
         "model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 4096,  # noqa: E501
         "rope_theta": 10000.0, "rope_scaling": {"factor": 2.0, "rope_type": "dynamic"},
     },
+    # Llama 4 Scout's text config (its RoPE fields): llama3 scaling with low_freq_factor = high_freq_factor.
+    "Llama-4-Scout": {
+        "model_type": "llama", "hidden_size": 5120, "num_attention_heads": 40, "head_dim": 128,
+        "max_position_embeddings": 10485760, "rope_theta": 500000.0,
+        "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
+                         "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+    },
     # Gemma 4's global layers' RoPE (transformers' Gemma4TextConfig default: proportional, a quarter of a
     # 512-wide head rotated, base 1e6), on a flat config: Gemma 4's own sets head_dim per layer.
     "Gemma-4-global": {

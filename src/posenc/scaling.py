@@ -139,8 +139,8 @@ def scaled_frequencies(
     low_freq_factor, high_freq_factor : float, default 1.0 and 4.0
         ``"llama3"``: pairs whose wavelength ``2 pi / theta_i`` is below
         ``L / high_freq_factor`` keep their frequency, those above
-        ``L / low_freq_factor`` are divided by ``s``. Llama 3.1 uses 1 and 4.
-        ``0 < low_freq_factor < high_freq_factor``.
+        ``L / low_freq_factor`` are divided by ``s``. Llama 3.1 uses 1 and 4;
+        Llama 4 uses 1 and 1 (no band between). ``0 < low_freq_factor <= high_freq_factor``.
     short_factor, long_factor : sequence of float, optional
         ``"longrope"``: ``dim // 2`` finite numbers > 0 that divide
         ``theta_i``, the short ones for ``seq_len <= L`` and the long ones
@@ -316,13 +316,16 @@ def _llama3(theta, factor, length, low_freq_factor, high_freq_factor) -> np.ndar
     """Llama 3.1's ``rope_type="llama3"``, in the order of Meta's and HF's code."""
     low_freq_factor = _check_positive("low_freq_factor", low_freq_factor)
     high_freq_factor = _check_positive("high_freq_factor", high_freq_factor)
-    if not low_freq_factor < high_freq_factor:
+    if not low_freq_factor <= high_freq_factor:
         raise ValueError(
-            "low_freq_factor must be < high_freq_factor, "
+            "low_freq_factor must be <= high_freq_factor, "
             f"got low_freq_factor={low_freq_factor}, high_freq_factor={high_freq_factor}"
         )
     wavelength = 2 * math.pi / theta
     slow = wavelength > length / low_freq_factor
+    if low_freq_factor == high_freq_factor:
+        # Llama 4's (1, 1): no band between, each pair slow (divided) or fast (kept).
+        return np.where(slow, theta / factor, theta)
     fast = wavelength < length / high_freq_factor
     smooth = (length / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
     blended = (1 - smooth) * theta / factor + smooth * theta

@@ -34,6 +34,7 @@ CASES = [
     ("Llama-2-7B+dynamic2", None, 6000),
     ("Llama-2-7B+dynamic2", None, 16384),
     ("Gemma-4-global", None, None),
+    ("Llama-4-Scout", None, None),
 ]
 
 LAYOUTS = {

@@ -460,9 +460,9 @@ HALF = [1.0] * 32
         ({"method": "dynamic", "dim": 2}, ValueError, "dim must be >= 4 for method 'dynamic'"),
         ({"method": "llama3"}, ValueError, "method 'llama3' needs original_max_position"),
         (
-            {"method": "llama3", "original_max_position": 8192, "low_freq_factor": 4.0},
+            {"method": "llama3", "original_max_position": 8192, "low_freq_factor": 5.0},
             ValueError,
-            "low_freq_factor must be < high_freq_factor, got low_freq_factor=4.0, high_freq_factor=4.0",
+            "low_freq_factor must be <= high_freq_factor, got low_freq_factor=5.0, high_freq_factor=4.0",
         ),
         (
             {"method": "llama3", "original_max_position": 8192, "low_freq_factor": 0.0},
