@@ -557,9 +557,10 @@ def format_summary(
     task, recipe : str, optional
         Show only this task, or this recipe.
     words : callable, optional
-        A chapter's ``_`` (:func:`posenc.words.translator`): it translates the table's words (the title,
-        the header ``"position"`` or ``"recipe"``, and the bands ``"solved"``, ``"mixed"``, ``"failed"``).
-        The names of tasks, studies, variants and recipes are identifiers and stay; so do the numbers.
+        A chapter's ``_`` (:func:`posenc.words.translator`): it translates the table's words (the title
+        with its task and study names, the header ``"position"`` or ``"recipe"``, and the bands ``"solved"``,
+        ``"mixed"``, ``"failed"``). The names of variants and recipes are identifiers and stay; so do the
+        numbers.
         Columns are counted in display width (a Hangul character is two), and widen when a translated
         band needs it. Without it, the words are English.
 
@@ -588,7 +589,7 @@ def format_summary(
     for name in tasks:
         seeds = ", ".join(str(seed) for seed in dict.fromkeys(r.seed for r in records))
         title = words("{task} ({study}, {steps} steps, seeds {seeds})")
-        lines.append(title.format(task=name, study=study, steps=records[0].steps, seeds=seeds))
+        lines.append(title.format(task=words(name), study=words(study), steps=records[0].steps, seeds=seeds))
         table = _summary_rows([record for record in records if record.task == name], rows, lengths, words)
         # 26 columns a cell, as wide as the widest cell and two spaces where a translation is longer.
         columns = max([26] + [width(cell) + 2 for _, cells in table for cell in cells])
