@@ -314,6 +314,32 @@ def _block(config: dict, layer_type) -> tuple[dict, str]:
     return block, where
 
 
+def _per_layer(config: dict, layer_type) -> dict:
+    """The config with the overrides of transformers' ``per_layer_config`` for the layers of ``layer_type``.
+
+    Gemma 4 gives its full-attention layers a head of ``global_head_dim`` (512) where the others have
+    ``head_dim`` (256): ``per_layer_config`` maps those layers' indices (in ``layer_types``) to
+    ``{"head_dim": 512}``.
+    """
+    overrides = config.get("per_layer_config")
+    types = config.get("layer_types") or []
+    if not overrides or layer_type is None:
+        return config
+    chosen = [
+        dict(value)
+        for key, value in overrides.items()
+        if int(key) < len(types) and types[int(key)] == layer_type
+    ]
+    if not chosen:
+        return config
+    if any(other != chosen[0] for other in chosen):
+        raise ValueError(
+            f"per_layer_config gives the {layer_type!r} layers different overrides ({chosen[0]} and others): "
+            "one RoPE per layer type cannot follow them"
+        )
+    return {**config, **chosen[0]}
+
+
 def _first(config: dict, *names):
     for name in names:
         if config.get(name) is not None:
@@ -473,7 +499,7 @@ def rope_parameters(
         ...
     ValueError: rope_scaling has the field 'beta', which rope_type 'yarn' does not read ...
     """
-    config = _text_config(read_config(config))
+    config = _per_layer(_text_config(read_config(config)), layer_type)
     if seq_len is not None:
         seq_len = check_int("seq_len", seq_len, minimum=1)
     block, where = _block(config, layer_type)

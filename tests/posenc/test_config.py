@@ -123,6 +123,19 @@ def test_reads_a_config_object_a_transformers_5_dict_and_a_path(transformers, na
         assert other._replace(frequencies=None) == expected._replace(frequencies=None)
 
 
+def test_gemma_4s_full_attention_layers_take_their_own_head_size(transformers):
+    # per_layer_config gives Gemma 4's full-attention layers head_dim 512 (the others: 256).
+    config = transformers.AutoConfig.for_model("gemma4_text")
+    theirs, _ = hf_rope(transformers, config, "full_attention", None)
+    for form in (config, config.to_dict()):
+        ours = rope_parameters(form, layer_type="full_attention")
+        assert (ours.head_dim, ours.rotary_dim, ours.rope_type) == (512, 512, "proportional")
+        np.testing.assert_array_equal(ours.frequencies == 0, theirs == 0)
+        rotated = theirs > 0
+        assert np.max(np.abs(ours.frequencies[rotated] / theirs[rotated] - 1)) < 5e-7
+    assert rope_parameters(config, layer_type="sliding_attention").head_dim == 256
+
+
 def test_a_multimodal_config_reads_its_text_config():
     gemma = {"model_type": "gemma3", "text_config": CONFIGS["Gemma-3-4b"]}
     read = rope_parameters(gemma, layer_type="sliding_attention")
