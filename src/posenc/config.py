@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from posenc._checks import check_int, check_real
-from posenc.rope import check_dim, rope_frequencies
+from posenc.rope import Layout, check_dim, rope_frequencies
 from posenc.scaling import _check_pair_factors, longrope_attention_factor, scaled_frequencies
 from posenc.scaling import yarn_attention_factor as _yarn_attention_factor
 
@@ -69,7 +69,7 @@ class RopeParameters(NamedTuple):
     """The rotated fraction of a head, 1.0 when the config has none."""
     rope_type: str
     """One of :data:`posenc.config.ROPE_TYPES`."""
-    layout: str
+    layout: Layout
     """``"half"`` or ``"interleaved"``: how the architecture pairs the features."""
     max_position_embeddings: int | None
     """The config's ``max_position_embeddings``."""

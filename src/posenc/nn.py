@@ -19,6 +19,7 @@ from torch import nn
 
 from posenc.encoding import cos_sin_table, sinusoidal_encoding
 from posenc.rope import (
+    Layout,
     check_attention_factor,
     check_dim,
     check_layout,
@@ -242,7 +243,7 @@ class RotaryEmbedding(nn.Module):
         max_seq_length: int,
         *,
         base: float = 10000.0,
-        layout: str = "interleaved",
+        layout: Layout = "interleaved",
         frequencies=None,
         rotary_dim: int | None = None,
         attention_factor: float = 1.0,
@@ -693,7 +694,7 @@ def apply_rope(
     offset: int = 0,
     positions=None,
     base: float = 10000.0,
-    layout: str = "interleaved",
+    layout: Layout = "interleaved",
     frequencies=None,
     rotary_dim: int | None = None,
     seq_dim: int = -2,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import numbers
 import sys
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # the types of the annotations, for checkers only (.importlin
     import torch
     from numpy.typing import ArrayLike
 
+
+#: The two ways of pairing a head's features, for type checkers (``layout=``); :data:`LAYOUTS` holds them.
+Layout = Literal["interleaved", "half"]
 
 __all__ = [
     "LAYOUTS",
@@ -195,7 +198,7 @@ def rope_frequencies(dim: int, base: float = 10000.0, frequencies: ArrayLike | N
     if theta.size != dim // 2:
         raise ValueError(f"frequencies must have length dim // 2 = {dim // 2}, got {theta.size}")
     if not (theta >= 0).all():
-        raise ValueError(f"frequencies must be finite and >= 0, got minimum {theta.min()!r}")
+        raise ValueError(f"frequencies must be finite and >= 0, got minimum {float(theta.min())}")
     return theta.copy()
 
 
@@ -207,7 +210,7 @@ def apply_rope(
     offset: int = 0,
     positions: ArrayLike | None = None,
     base: float = 10000.0,
-    layout: str = "interleaved",
+    layout: Layout = "interleaved",
     frequencies: ArrayLike | None = None,
     rotary_dim: int | None = None,
     seq_dim: int = -2,
@@ -222,7 +225,7 @@ def apply_rope(
     offset: int = 0,
     positions: ArrayLike | None = None,
     base: float = 10000.0,
-    layout: str = "interleaved",
+    layout: Layout = "interleaved",
     frequencies: ArrayLike | None = None,
     rotary_dim: int | None = None,
     seq_dim: int = -2,
@@ -236,7 +239,7 @@ def apply_rope(
     offset: int = 0,
     positions: ArrayLike | None = None,
     base: float = 10000.0,
-    layout: str = "interleaved",
+    layout: Layout = "interleaved",
     frequencies: ArrayLike | None = None,
     rotary_dim: int | None = None,
     seq_dim: int = -2,

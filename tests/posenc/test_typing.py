@@ -57,6 +57,14 @@ def test_a_checker_reads_the_types_a_user_gets(tmp_path, cache):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
+def test_an_unknown_layout_is_an_error(tmp_path, cache):
+    # layout is Literal["interleaved", "half"]: transformers' name for the half layout is not one of them.
+    wrong = USAGE + 'posenc.apply_rope(np.ones((2, 64)), layout="rotate_half")\n'
+    done = mypy(wrong, tmp_path, cache)
+    assert done.returncode == 1 and 'No overload variant of "apply_rope"' in done.stdout, done.stdout
+    assert "[call-overload]" in done.stdout and "Literal['interleaved', 'half']" in done.stdout, done.stdout
+
+
 def test_a_wrong_type_is_an_error(tmp_path, cache):
     # The same check can fail: a tensor is not what apply_rope returns for an array.
     wrong = USAGE.replace(
