@@ -278,7 +278,7 @@ UI_STRINGS_JS = """
 # Put a Hangul-only span inside the first element that shows Hangul (in the article if it has any),
 # so that it inherits the fonts a reader's Korean text gets there. Returns that element's tag or null.
 HANGUL_PROBE_JS = """
-(probeText) => {
+async (probeText) => {
   const hangul = /[\\uac00-\\ud7a3]/;
   for (const scope of [document.querySelector('main'), document.body]) {
     if (!scope) continue;
@@ -292,6 +292,10 @@ HANGUL_PROBE_JS = """
       probe.setAttribute('data-hangul-probe', '');
       probe.textContent = probeText;
       parent.appendChild(probe);
+      // Laid out and painted before Chromium is asked which fonts drew it: on a loaded machine the
+      // DevTools query could come first and find no font at all (0 of 4 glyphs, no fallback either).
+      await document.fonts.ready;
+      await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
       return parent.tagName.toLowerCase() + (parent.className ? '.' + parent.className : '');
     }
   }
