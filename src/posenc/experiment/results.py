@@ -17,6 +17,7 @@ from pathlib import Path
 
 from posenc._checks import check_int, check_real
 from posenc.report import pad, width
+from posenc.words import translator
 
 __all__ = [
     "AVX2_FILE",
@@ -580,7 +581,7 @@ def format_summary(
       learned      100 [100.0-100.0] solved                        --                        --
     ...
     """
-    words = words or _same
+    words = words or translator("en")
     rows = "recipe" if study in ("rescaled", "fine-tuned", "probe") else "position"
     records = results.select(study, task=task, recipe=recipe)
     tasks = list(dict.fromkeys(record.task for record in records))
@@ -596,11 +597,6 @@ def format_summary(
         lines.append(f"  {pad(words(rows), 11)}" + "".join(f"{length:>{columns}d}" for length in lengths))
         lines += [f"  {row:11s}" + "".join(pad(cell, columns, ">") for cell in cells) for row, cells in table]
     return "\n".join(lines)
-
-
-def _same(text: str) -> str:
-    """:func:`format_summary`'s words without a translation: the English text itself."""
-    return text
 
 
 def _summary_rows(records: list[Record], rows: str, lengths: list[int], words) -> list[tuple[str, list[str]]]:
