@@ -104,6 +104,15 @@ def context_for(browser, width: int, *, scheme: str = "light", block: re.Pattern
     return context
 
 
+def check_chapter(browser, served, width: int, lang: str, check, *args, block: re.Pattern | None = None):
+    """``check(page, *args)`` on the ``lang`` chapter in a fresh context of ``width`` (closed after)."""
+    context = context_for(browser, width, block=block)
+    try:
+        return check(open_page(context, served + site_path(CHAPTERS[lang])), *args)
+    finally:
+        context.close()
+
+
 # ------------------------------------------------------------------------------------------------
 # What a reader meets: each returns a list of problems, empty when all is well.
 
@@ -271,53 +280,29 @@ def test_the_phone_header_is_one_row(browser, served, lang, width):
 
 @pytest.mark.parametrize("width", PHONES)
 def test_tap_targets_on_a_phone(browser, served, width):
-    context = context_for(browser, width)
-    try:
-        problems = tap_target_problems(open_page(context, served + site_path(CHAPTERS["id"])))
-    finally:
-        context.close()
-    assert problems == []
+    assert check_chapter(browser, served, width, "id", tap_target_problems) == []
 
 
 def test_without_the_header_css_the_tap_targets_are_small(browser, served):
-    context = context_for(browser, 360, block=HEADER_CSS)
-    try:
-        problems = tap_target_problems(open_page(context, served + site_path(CHAPTERS["en"])))
-    finally:
-        context.close()
+    problems = check_chapter(browser, served, 360, "en", tap_target_problems, block=HEADER_CSS)
     assert problems, "the check found no small target on the page of before"
 
 
 @pytest.mark.parametrize("width", [*PHONES, LAPTOP[0]])
 def test_a_contents_link_lands_below_the_header(browser, served, width):
-    context = context_for(browser, width)
-    try:
-        problems = toc_link_problems(open_page(context, served + site_path(CHAPTERS["ko"])))
-    finally:
-        context.close()
-    assert problems == []
+    assert check_chapter(browser, served, width, "ko", toc_link_problems) == []
 
 
 @pytest.mark.parametrize(
     ("width", "lang", "to"), [(360, "en", "ko"), (390, "ko", "id"), (LAPTOP[0], "id", "en")]
 )
 def test_the_language_switch_keeps_the_section(browser, served, width, lang, to):
-    context = context_for(browser, width)
-    try:
-        problems = switch_problems(open_page(context, served + site_path(CHAPTERS[lang])), lang, to)
-    finally:
-        context.close()
-    assert problems == []
+    assert check_chapter(browser, served, width, lang, switch_problems, lang, to) == []
 
 
 @pytest.mark.parametrize("width", PHONES)
 def test_no_tooltip_stays_after_a_tap(browser, served, width):
-    context = context_for(browser, width)
-    try:
-        problems = tooltip_problems(open_page(context, served + site_path(CHAPTERS["ko"])))
-    finally:
-        context.close()
-    assert problems == []
+    assert check_chapter(browser, served, width, "ko", tooltip_problems) == []
 
 
 def test_without_the_script_a_tooltip_stays_and_the_contents_stay_open(browser, served):
