@@ -1,5 +1,6 @@
-"""nbval over the editions (`make test`): every English notebook, and an Indonesian or Korean one only where
-the English run does not already prove it (tests/nbval_twins.py): where its stored outputs differ."""
+"""nbval over the editions (`make test`): every English notebook, and an Indonesian or
+Korean one only where the English run does not already prove it (tests/nbval_twins.py):
+where its stored outputs differ."""
 
 from __future__ import annotations
 

@@ -9,8 +9,12 @@ import re
 from book_files import KERNELSPEC
 from IPython.core.inputtransformer2 import TransformerManager
 
+from posenc.report import width
+
 ABSOLUTE_PATH = re.compile(r"(?<![\w.])(/(home|root|tmp|usr|opt|work|Users|var)/|[A-Za-z]:\\\\)")
 MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+# A printed line fits the page as a code line does (book/ruff.toml): 88 columns, Hangul counted twice.
+COLUMNS = 88
 
 
 def code_cells(notebook):
@@ -24,6 +28,17 @@ def text_of(output) -> str:
     if output.output_type == "error":
         return "\n".join([output.ename, output.evalue, *output.traceback])
     return "\n".join(value for key, value in output.get("data", {}).items() if key.startswith("text/"))
+
+
+def printed_lines(output) -> list[str]:
+    """The lines an output prints as plain text: stream text, or text/plain where no HTML or image stands
+    in for it. A traceback is the library's, and is left out."""
+    if output.output_type == "stream":
+        return output.text.splitlines()
+    data = output.get("data", {})
+    if output.output_type == "error" or {"text/html", "image/png", "image/svg+xml"} & set(data):
+        return []
+    return data.get("text/plain", "").splitlines()
 
 
 def shows_something(source: str) -> bool:
@@ -65,6 +80,10 @@ def problems(notebook) -> list[str]:
                 found.append(f"cell {index} shows an absolute path")
             if MEMORY_ADDRESS.search(text):
                 found.append(f"cell {index} shows a memory address")
+            for line in printed_lines(output):
+                if width(line) > COLUMNS:
+                    shown = f"{width(line)} > {COLUMNS} columns: {line[:40]!r}"
+                    found.append(f"cell {index} prints a line of {shown}")
     language_info = notebook.metadata.get("language_info", {})
     if notebook.metadata.get("kernelspec") != KERNELSPEC or language_info.get("name") != "python":
         found.append("kernel metadata differs from the book's python3 kernel")

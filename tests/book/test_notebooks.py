@@ -53,6 +53,14 @@ def stream(text, name="stdout"):
             ),
             "not tagged raises-exception",
         ),
+        (lambda nb: nb.cells[0].outputs.append(stream("x" * 89 + "\n")), "89 > 88 columns"),
+        (lambda nb: nb.cells[0].outputs.append(stream("쌍" * 45)), "90 > 88 columns"),
+        (
+            lambda nb: nb.cells[0].outputs.append(
+                nbformat.v4.new_output("execute_result", data={"text/plain": "1" * 100})
+            ),
+            "100 > 88 columns",
+        ),
         (lambda nb: nb.metadata.kernelspec.update(name="other"), "kernel metadata"),
         (lambda nb: nb.metadata.language_info.update(version="3.11.7"), "language_info.version"),
     ],
@@ -62,6 +70,13 @@ def test_hygiene_catches(spoil, message):
     assert problems(notebook) == []
     spoil(notebook)
     assert any(message in problem for problem in problems(notebook)), problems(notebook)
+
+
+def test_a_table_shown_as_html_may_keep_a_wide_plain_text_twin():
+    notebook = clean_notebook()
+    data = {"text/plain": "1" * 100, "text/html": "<table></table>"}
+    notebook.cells[0].outputs.append(nbformat.v4.new_output("execute_result", data=data))
+    assert problems(notebook) == []
 
 
 def test_ipython_syntax_is_understood():
