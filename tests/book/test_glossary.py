@@ -120,3 +120,21 @@ def test_the_parsers_see_what_they_compare():
         linked_terms("{term}`key`", entries, "self-test")
     with pytest.raises(AssertionError, match="found 0"):
         glossary_entries("query\n: Vektor.\n", "id")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_three_language_table_names_every_term_once_and_links_it(lang):
+    """The glossary's last section: one row per term, English | Bahasa Indonesia | 한국어, sorted by the
+    English name; the edition's own column links to its entry."""
+    text = (BOOK / lang / "glossary.md").read_text(encoding="utf-8")
+    table = text[text.rindex("\n## ") :]
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    english = [row[0].removeprefix("| ") for row in rows[1:]]
+    keys = sorted(glossary("en").values(), key=str.lower)
+    assert [re.sub(r"\{term\}`([^`<]*?)(?: <[^`]*>)?`", r"\1", name) for name in english] == keys
+    own = rows[0].index(next(cell for cell in rows[0] if cell.strip("| ") == HEADER[lang]))
+    linked = linked_terms("\n".join(row[own] for row in rows[1:]), glossary(lang), lang)
+    assert linked == set(keys), "every row's own-language cell links its entry"
+
+
+HEADER = {"en": "English", "id": "Bahasa Indonesia", "ko": "한국어"}
