@@ -27,7 +27,9 @@ from posenc.words import LANGUAGES
 LANGS = LANGUAGES  # the editions, named once (posenc.words)
 LABEL = re.compile(r"^\((?P<label>[\w-]+)\)=\s*$", re.M)
 OPTION_LABEL = re.compile(r"^:label:\s*(?P<label>[\w-]+)\s*$", re.M)
-REFERENCE = re.compile(r"\{(?:ref|numref|prf:ref)\}`(?:[^`<]*<)?(?P<label>[\w-]+)>?`")
+# A cross-reference: a role ({ref}`text <label>`) or a Markdown link to a label, [*text*](#label), whose text
+# may hold markup (italics for a foreign word, code).
+REFERENCE = re.compile(r"\{(?:ref|numref|prf:ref)\}`(?:[^`<]*<)?(?P<label>[\w-]+)>?`|\]\(#(?P<link>[\w-]+)\)")
 DIRECTIVE = re.compile(r"^(?::{3,}|`{3,})\{(?P<name>exercise|solution-start|solution-end|prf:\w+)\}", re.M)
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 
@@ -66,7 +68,7 @@ def skeleton(markdown: str) -> dict:
         "labels": [
             neutral(m.group("label")) for m in (*LABEL.finditer(markdown), *OPTION_LABEL.finditer(markdown))
         ],
-        "references": sorted(neutral(m.group("label")) for m in REFERENCE.finditer(markdown)),
+        "references": sorted(neutral(m["label"] or m["link"]) for m in REFERENCE.finditer(markdown)),
     }
 
 
@@ -242,7 +244,8 @@ def test_labels_carry_their_edition_suffix():
 def test_skeleton_sees_what_it_compares():
     markdown = (
         "(intro-en)=\n# Title\n## Part\n```python\n# not a heading\n```\n$$x$$\n"
-        ":::{exercise}\n:label: ex-1-en\n:::\n```{solution-start} ex-1-en\n```\nSee {ref}`intro-en`.\n"
+        ":::{exercise}\n:label: ex-1-en\n:::\n```{solution-start} ex-1-en\n```\nSee {ref}`intro-en`,"
+        " [*the* exercise](#ex-1-en).\n"
     )
     shape = skeleton(markdown)
     assert shape == {
@@ -250,7 +253,7 @@ def test_skeleton_sees_what_it_compares():
         "display equations": 1,
         "directives": ["exercise", "solution-start"],
         "labels": ["intro", "ex-1"],
-        "references": ["intro"],
+        "references": ["ex-1", "intro"],
     }
     assert skeleton(markdown.replace("## Part\n", "")) != shape
 

@@ -89,3 +89,11 @@ def test_a_check_called_directly_accepts_a_right_answer():
     check = CHECKS["ex-longctx-1"]
     assert check.check(**check.right()) == [(True, "")]
     assert CHECKS["ex-formula-3"].check(best=710, distance_all=0.0)[:2] == [(True, "best = 710"), (True, "")]
+
+
+@pytest.mark.parametrize("key", sorted(CHECKS))
+def test_claims_are_plain_text_since_a_check_cell_prints_them(key):
+    # A check cell print()s its claims: Markdown there would show as asterisks and backticks.
+    for lang, claims in CHECKS[key].claims.items():
+        for claim in claims:
+            assert not set("*`") & set(claim), f"{key} ({lang}): {claim!r}"
