@@ -206,19 +206,19 @@ def wrong_checked_layer(*, PositionalEncoding):
     return {"CheckedPositionalEncoding": CheckedPositionalEncoding}
 
 
-# 05 Rotation: the offset q - p read back from the encodings of p and q.
+# 05 Rotation: the offset p' - p read back from the encodings of p and p'.
 def check_offset_between(offset_between, *, encoding_at):
     import numpy as np
 
     rng = np.random.default_rng(seed=1)
-    p, q = rng.uniform(0, 10_000, size=(2, 200))
-    pairs = zip(p, q, strict=True)
+    p, p_prime = rng.uniform(0, 10_000, size=(2, 200))
+    pairs = zip(p, p_prime, strict=True)
     estimates = np.array([offset_between(encoding_at(a, 64), encoding_at(b, 64)) for a, b in pairs], float)
-    right_side = int((np.sign(estimates) == np.sign(q - p)).sum())
-    error = float(np.abs(estimates - (q - p)).max())
+    right_side = int((np.sign(estimates) == np.sign(p_prime - p)).sum())
+    error = float(np.abs(estimates - (p_prime - p)).max())
     return [
         (right_side == 200, f"{right_side} / 200"),
-        (error < 1e-6, f"max |offset_between - (q - p)| = {error:.1e} (< 1e-6)"),
+        (error < 1e-6, f"max |offset_between - (p' - p)| = {error:.1e} (< 1e-6)"),
     ]
 
 
@@ -254,13 +254,13 @@ def check_partial_rope(partial_rope):
 
     q, k = rng.normal(size=(2, 64))
     shifts = rng.integers(0, 4096, size=(50, 3))
-    shift_error = max(abs(float(at(q, m) @ at(k, n) - at(q, m + s) @ at(k, n + s))) for m, n, s in shifts)
+    shift_error = max(abs(float(at(q, m) @ at(k, n) - at(q, m + a) @ at(k, n + a))) for m, n, a in shifts)
     return [
         (same_shape, f"{turned.shape}"),
         (same_shape and np.array_equal(turned[:, 16:], x[:, 16:]), ""),
         (moved > 1e-3, f"max |change| = {moved:.3f} (> 1e-3)"),
         (length_error < 1e-10, f"max |change of length| = {length_error:.1e} (< 1e-10)"),
-        (shift_error < 1e-9, f"max |score(m, n) - score(m + s, n + s)| = {shift_error:.1e} (< 1e-9)"),
+        (shift_error < 1e-9, f"max |score(m, n) - score(m + a, n + a)| = {shift_error:.1e} (< 1e-9)"),
     ]
 
 
@@ -273,27 +273,27 @@ def wrong_partial_rope():
     return {"partial_rope": partial_rope}
 
 
-# 07 Long context: how many distinct positions bfloat16 keeps among 0 ... 2**k - 1.
+# 07 Long context: how many distinct positions bfloat16 keeps among 0 ... 2**κ - 1.
 def check_bfloat16_distinct(bfloat16_distinct):
     import torch
 
-    measured = {k: torch.arange(2**k).to(torch.bfloat16).unique().numel() for k in range(9, 21)}
-    differ = [k for k, count in measured.items() if bfloat16_distinct(k) != count]
+    measured = {kappa: torch.arange(2**kappa).to(torch.bfloat16).unique().numel() for kappa in range(9, 21)}
+    differ = [kappa for kappa, count in measured.items() if bfloat16_distinct(kappa) != count]
     return [
-        (not differ, f"k = {differ}" if differ else ""),
+        (not differ, f"κ = {differ}" if differ else ""),
     ]
 
 
 def right_bfloat16_distinct():
-    def bfloat16_distinct(k):
-        return 257 + 128 * (k - 8)
+    def bfloat16_distinct(kappa):
+        return 257 + 128 * (kappa - 8)
 
     return {"bfloat16_distinct": bfloat16_distinct}
 
 
 def wrong_bfloat16_distinct():
-    def bfloat16_distinct(k):
-        return 2**8 + 128 * (k - 8)  # forgets that 0 ... 256 are 257 numbers
+    def bfloat16_distinct(kappa):
+        return 2**8 + 128 * (kappa - 8)  # forgets that 0 ... 256 are 257 numbers
 
     return {"bfloat16_distinct": bfloat16_distinct}
 
