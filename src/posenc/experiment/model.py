@@ -62,12 +62,15 @@ class Attention(nn.Module):
         self.rope = RotaryEmbedding(d_model // num_heads, FORMULA_LENGTH) if rope else None
 
     def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-        """``x`` is ``(batch, seq, d_model)``; ``bias`` is added to the ``(heads, seq, seq)`` scores."""
+        """``x`` is ``(batch, seq, d_model)``; ``bias`` is added to the scores,
+        ``(heads, seq, seq)``."""
         batch, seq_len, d_model = x.shape
-        # (batch, seq, 3 * d_model) -> three tensors of shape (batch, heads, seq, head_dim)
-        q, k, v = self.qkv(x).view(batch, seq_len, 3, self.num_heads, -1).permute(2, 0, 3, 1, 4)
+        # (batch, seq, 3 * d_model) -> 3 tensors of shape (batch, heads, seq, head_dim)
+        qkv = self.qkv(x).view(batch, seq_len, 3, self.num_heads, -1)
+        q, k, v = qkv.permute(2, 0, 3, 1, 4)
         if self.rope is not None:
-            q, k = self.rope(q), self.rope(k)  # v is not rotated: positions live in the scores only
+            # v is not rotated: positions live in the scores only
+            q, k = self.rope(q), self.rope(k)
         scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1)) + bias
         mixed = scores.softmax(dim=-1) @ v
         return self.out(mixed.transpose(1, 2).reshape(batch, seq_len, d_model))
@@ -178,20 +181,21 @@ class TinyTransformer(nn.Module):
                 f"d_model must be a multiple of 2 * num_heads = {2 * self.num_heads} "
                 f"(an even width per head, for RoPE's pairs), got {d_model}"
             )
-        # Plain N(0, 1) rows, norm about sqrt(d_model): the same order as the sinusoid's sqrt(d_model / 2).
+        # Plain N(0, 1) rows, norm about sqrt(d_model): the same order as the
+        # sinusoid's sqrt(d_model / 2).
         self.embedding = nn.Embedding(vocab_size, d_model)
         if position == "sinusoidal":
             self.sinusoid = PositionalEncoding(d_model, FORMULA_LENGTH)
         if position == "learned":
             self.position_embedding = nn.Embedding(self.max_seq_length, d_model)
-        self.blocks = nn.ModuleList(
-            Block(d_model, self.num_heads, rope=position == "rope") for _ in range(num_layers)
-        )
+        rope = position == "rope"
+        blocks = [Block(d_model, self.num_heads, rope=rope) for _ in range(num_layers)]
+        self.blocks = nn.ModuleList(blocks)
         self.norm = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, num_classes)
 
     def attention_bias(self, seq_len: int) -> torch.Tensor:
-        """What every layer adds to its scores: 0, the causal mask, and ALiBi's penalty."""
+        """What every layer adds to its scores: 0, the causal mask, ALiBi's penalty."""
         bias = torch.zeros(self.num_heads, seq_len, seq_len)
         if self.position == "alibi":
             bias += torch.from_numpy(alibi_bias(self.num_heads, seq_len)).float()
@@ -201,24 +205,27 @@ class TinyTransformer(nn.Module):
         return bias.to(self.head.weight.dtype)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """Logits of shape ``(batch, num_classes)`` for ``tokens`` of shape ``(batch, seq)``."""
+        """Logits ``(batch, num_classes)`` for ``tokens`` of shape ``(batch, seq)``."""
         if tokens.dim() != 2:
-            raise ValueError(f"tokens must have shape (batch, seq), got {tuple(tokens.shape)}")
+            shape = tuple(tokens.shape)
+            raise ValueError(f"tokens must have shape (batch, seq), got {shape}")
         seq_len = tokens.size(1)
         x = self.embedding(tokens)
         if self.position == "sinusoidal":
             x = self.sinusoid(x)
         if self.position == "learned":
             if seq_len > self.max_seq_length:
+                rows = self.max_seq_length
                 raise ValueError(
-                    f"sequence length {seq_len} exceeds max_seq_length {self.max_seq_length}: "
-                    f"the learned table has no row for positions {self.max_seq_length} and beyond"
+                    f"sequence length {seq_len} exceeds max_seq_length {rows}: "
+                    f"the learned table has no row for positions {rows} and beyond"
                 )
             x = x + self.position_embedding.weight[:seq_len]
         bias = self.attention_bias(seq_len)
         for block in self.blocks:
             x = block(x, bias)
         x = self.norm(x)
-        # Without positions the mean is the honest summary; a causal model's last token has seen everything.
+        # Without positions the mean is the honest summary; a causal model's
+        # last token has seen everything.
         summary = x.mean(dim=1) if self.position == "none" else x[:, -1]
         return self.head(summary)

@@ -238,6 +238,10 @@ def load(path=RESULTS_FILE) -> Results:
     return Results(data["meta"], [Record.from_json(record) for record in data["records"]])
 
 
+# The mark of each band in :func:`format_summary`'s cells.
+MARKS = {"solved": "\u2713", "mixed": "~", "failed": "\u2717"}
+
+
 def band(accuracies: Iterable) -> str:
     """The band of one (variant, task, length) over its seeds; see :data:`SOLVED_AT`.
 
@@ -545,9 +549,11 @@ def format_summary(
 ) -> str:
     """A text table: per variant (or recipe) and length, the mean and the range over the seeds, and the band.
 
-    Cells read ``mean [min-max] band``: the mean in whole percent, the lowest and
-    highest seed to a tenth of a point. In the two rescaling
-    studies the rows are the recipes; elsewhere they are the variants.
+    Cells read ``mean [min-max] mark``: the mean in whole percent, the lowest and
+    highest seed to a tenth of a point, and the band's mark (:data:`MARKS`), which a
+    line under the title names: ``✓ solved, ~ mixed, ✗ failed``. A mark, not the band's
+    word, keeps a row within 88 columns in every language (a line of a notebook's page).
+    In the two rescaling studies the rows are the recipes; elsewhere they are the variants.
 
     Parameters
     ----------
@@ -561,9 +567,8 @@ def format_summary(
         A chapter's ``_`` (:func:`posenc.words.translator`): it translates the table's words (the title
         with its task and study names, the header ``"position"`` or ``"recipe"``, and the bands ``"solved"``,
         ``"mixed"``, ``"failed"``). The names of variants and recipes are identifiers and stay; so do the
-        numbers.
-        Columns are counted in display width (a Hangul character is two), and widen when a translated
-        band needs it. Without it, the words are English.
+        numbers. Columns are counted in display width (a Hangul character is two). Without it, the
+        words are English.
 
     Returns
     -------
@@ -574,11 +579,12 @@ def format_summary(
     >>> from posenc.experiment.results import format_summary, load
     >>> print(format_summary(load(), task="order"))  # doctest: +ELLIPSIS
     order (main, 600 steps, seeds 0, 1, 2, 3, 4)
-      position                           16                        32                        64
-      none            49 [48.0-50.2] failed     48 [46.8-50.6] failed     49 [47.2-50.6] failed
-      nope          100 [99.6-100.0] solved   100 [99.6-100.0] solved     99 [98.8-99.4] solved
+      ✓ solved, ~ mixed, ✗ failed
+      position                     16                   32                   64
+      none           49 [48.0-50.2] ✗     48 [46.8-50.6] ✗     49 [47.2-50.6] ✗
+      nope         100 [99.6-100.0] ✓   100 [99.6-100.0] ✓     99 [98.8-99.4] ✓
     ...
-      learned      100 [100.0-100.0] solved                        --                        --
+      learned     100 [100.0-100.0] ✓                   --                   --
     ...
     """
     words = words or translator("en")
@@ -591,28 +597,33 @@ def format_summary(
         seeds = ", ".join(str(seed) for seed in dict.fromkeys(r.seed for r in records))
         title = words("{task} ({study}, {steps} steps, seeds {seeds})")
         lines.append(title.format(task=words(name), study=words(study), steps=records[0].steps, seeds=seeds))
-        table = _summary_rows([record for record in records if record.task == name], rows, lengths, words)
-        # 26 columns a cell, as wide as the widest cell and two spaces where a translation is longer.
-        columns = max([26] + [width(cell) + 2 for _, cells in table for cell in cells])
-        lines.append(f"  {pad(words(rows), 11)}" + "".join(f"{length:>{columns}d}" for length in lengths))
-        lines += [f"  {row:11s}" + "".join(pad(cell, columns, ">") for cell in cells) for row, cells in table]
+        table = _summary_rows([record for record in records if record.task == name], rows, lengths)
+        lines.append("  " + ", ".join(f"{MARKS[band]} {words(band)}" for band in MARKS))
+        # Each column as wide as its widest entry, two spaces apart.
+        label = max(width(words(rows)), *(width(row) for row, _ in table))
+        columns = max(width(cell) for _, cells in table for cell in cells) + 2
+        lines.append(f"  {pad(words(rows), label)}" + "".join(f"{length:>{columns}d}" for length in lengths))
+        lines += [
+            f"  {pad(row, label)}" + "".join(pad(cell, columns, ">") for cell in cells)
+            for row, cells in table
+        ]
     return "\n".join(lines)
 
 
-def _summary_rows(records: list[Record], rows: str, lengths: list[int], words) -> list[tuple[str, list[str]]]:
+def _summary_rows(records: list[Record], rows: str, lengths: list[int]) -> list[tuple[str, list[str]]]:
     """:func:`format_summary`'s rows of one task: (variant or recipe, its cells), one per row."""
     table = []
     for row in dict.fromkeys(getattr(record, rows) for record in records):
         group = [record for record in records if getattr(record, rows) == row]
-        cells = [_summary_cell([record.accuracy(length) for record in group], words) for length in lengths]
+        cells = [_summary_cell([record.accuracy(length) for record in group]) for length in lengths]
         table.append((row, cells))
     return table
 
 
-def _summary_cell(values: list, words) -> str:
-    """One cell of :func:`format_summary`: ``mean [min-max] band``, or ``--`` where the variant cannot run."""
+def _summary_cell(values: list) -> str:
+    """One cell of :func:`format_summary`: ``mean [min-max] mark``, or ``--`` where the variant cannot run."""
     if any(value is None for value in values):
         return band(values)
     mean = sum(values) / len(values)
     # The range to a tenth of a point, so that a seed at 89.8 % does not read as 90.
-    return f"{_percent(mean)} [{100 * min(values):.1f}-{100 * max(values):.1f}] {words(band(values))}"
+    return f"{_percent(mean)} [{100 * min(values):.1f}-{100 * max(values):.1f}] {MARKS[band(values)]}"

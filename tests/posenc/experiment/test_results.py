@@ -210,9 +210,10 @@ def test_format_summary_gives_mean_range_and_band():
     table = R.format_summary(results(record(seed=0, right=((250, 250), (225, 250))), record(seed=1)))
     lines = table.splitlines()
     assert lines[0] == "relative (main, 600 steps, seeds 0, 1)"
-    assert lines[1].split() == ["position", "16", "32", "64"]
-    # seeds at 95 % and 88 %: mean 91.5 % (rounds to 92), one seed below 90 %, so "mixed"
-    assert lines[2].split()[:4] == ["rope", "92", "[88.0-95.0]", "mixed"]
+    assert lines[1] == "  \u2713 solved, ~ mixed, \u2717 failed"
+    assert lines[2].split() == ["position", "16", "32", "64"]
+    # seeds at 95 % and 88 %: mean 91.5 % (rounds to 92), one seed below 90 %, so "mixed": ~
+    assert lines[3].split()[:4] == ["rope", "92", "[88.0-95.0]", "~"]
 
 
 def test_a_label_no_test_sequence_has_is_none_and_not_compared():
@@ -257,8 +258,9 @@ def test_format_summary_in_a_chapters_words_keeps_numbers_and_columns(lang, solv
         assert not re.search(r"\b(solved|mixed|failed|steps|seeds)\b", translated)
         lines = translated.splitlines()
         assert len(lines) == len(english.splitlines())
-        # Every row of a table ends in the same display column as its header, Hangul counted as 2.
-        tables = [lines[i + 1 : i + 1 + n] for i, n in _table_starts(lines)]
+        # Every row of a table ends in the same display column as its header, Hangul counted as 2
+        # (the legend of the marks, under the title, is not a row).
+        tables = [lines[i + 2 : i + 1 + n] for i, n in _table_starts(lines)]
         for table in tables:
             assert len({width(line) for line in table}) == 1, table
     assert solved in R.format_summary(stored, "main", words=translator(lang))
@@ -270,11 +272,12 @@ def _table_starts(lines):
     return [(start, end - start - 1) for start, end in itertools.pairwise(titles)]
 
 
-def test_format_summary_widens_its_columns_for_a_long_word_and_leaves_dashes():
+def test_format_summary_marks_the_bands_so_a_long_word_does_not_widen_the_table():
     table = R.format_summary(
         results(record(position="learned"), record(position="learned", seed=1)),
-        words=lambda text: {"mixed": "x" * 30}.get(text, text),
+        words=lambda text: {"mixed": "x" * 30, "position": "p" * 14}.get(text, text),
     )
-    header, row = table.splitlines()[1:]
-    assert row.endswith("--") and len(header) == len(row)
-    assert "x" * 30 in row and "  " + "x" * 30 not in header
+    legend, header, row = table.splitlines()[1:]
+    assert "~ " + "x" * 30 in legend and "x" * 30 not in header + row
+    assert row.endswith("--") and len(header) == len(row) and header.startswith("  " + "p" * 14 + " ")
+    assert max(len(line) for line in (header, row)) <= 88
