@@ -28,28 +28,34 @@ from notebook_hygiene import problems
 
 
 class Shell:
-    """Stands in for IPython's ``get_ipython()``: records the line magics a cell runs."""
+    """Stands in for IPython's ``get_ipython()``: records the line magics a cell runs, their {names}
+    expanded from the cell's namespace as IPython expands them."""
 
-    def __init__(self):
+    def __init__(self, namespace: dict):
         self.magics: list[tuple[str, str]] = []
+        self.namespace = namespace
 
     def run_line_magic(self, name: str, line: str) -> None:
-        self.magics.append((name, line))
+        self.magics.append((name, line.format_map(self.namespace)))
 
 
 def run_cell(source: str) -> tuple[str, list[tuple[str, str]]]:
     """Run ``source`` as the kernel would, in a fresh namespace: what it printed, and its magics."""
-    shell = Shell()
+    namespace = {"__name__": "__main__"}
+    shell = Shell(namespace)
+    namespace["get_ipython"] = lambda: shell
     python = TransformerManager().transform_cell(source)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-        exec(compile(python, "<colab cell>", "exec"), {"__name__": "__main__", "get_ipython": lambda: shell})
+        exec(compile(python, "<colab cell>", "exec"), namespace)
     return printed.getvalue(), shell.magics
 
 
-def install_line() -> str:
+def install_line(expanded: bool = True) -> str:
+    """What %pip is given: with the address expanded, as IPython expands a line magic's {REPOSITORY}."""
     repo = colab.repository()
-    return f'install --quiet "posenc[plot] @ git+{repo["url"]}@{repo["branch"]}"'
+    url = repo["url"] if expanded else "{REPOSITORY}"
+    return f'install --quiet "posenc[plot] @ git+{url}@{repo["branch"]}"'
 
 
 def test_the_cell_installs_the_package_that_pyproject_defines():
@@ -57,7 +63,8 @@ def test_the_cell_installs_the_package_that_pyproject_defines():
     assert pyproject["project"]["name"] == "posenc"
     assert pyproject["build-system"]["build-backend"] == "setuptools.build_meta"
     assert colab.repository()["url"].startswith("https://github.com/"), "Colab opens GitHub notebooks"
-    assert colab.cell_source().endswith("%pip " + install_line())
+    assert colab.cell_source().endswith("%pip " + install_line(expanded=False))
+    assert f'REPOSITORY = "{colab.repository()["url"]}"' in colab.cell_source()
 
 
 def test_the_cell_does_nothing_outside_colab():
@@ -76,7 +83,7 @@ def test_a_fork_changes_one_line(tmp_path):
     assert config.count(url) == 1, "the repository address must appear once in _config.yml"
     fork = tmp_path / "_config.yml"
     fork.write_text(config.replace(url, "https://github.com/someone/fork"), encoding="utf-8")
-    assert '"posenc[plot] @ git+https://github.com/someone/fork@main"' in colab.cell_source(fork)
+    assert 'REPOSITORY = "https://github.com/someone/fork"' in colab.cell_source(fork)
 
 
 def executed_notebook():

@@ -29,12 +29,15 @@ from posenc_book.paths import ROOT
 from posenc_book.words import message
 
 TAG = "colab"
+# The address is a variable, which %pip expands like every line magic ({REPOSITORY}), so that no line
+# is longer than the notebooks' 88 columns (book/ruff.toml).
 TEMPLATE = """\
 # {comment}
 import sys
 
 if "google.colab" in sys.modules:
-    %pip install --quiet "posenc[plot] @ git+{url}@{branch}\""""
+    REPOSITORY = "{url}"
+    %pip install --quiet "posenc[plot] @ git+{{REPOSITORY}}@{branch}\""""
 
 
 def repository(config: Path = ROOT / "_config.yml") -> dict:
