@@ -271,6 +271,55 @@ def test_yarn_attention_factor_with_deepseek_mscale_equals_transformers(hf, s, m
         assert ours == 1.0
 
 
+@pytest.mark.parametrize(
+    ("rope_type", "extra"),
+    [
+        ("linear", {}),
+        ("dynamic", {}),
+        ("yarn", {"original_max_position_embeddings": 4096}),
+        (
+            "llama3",
+            {"original_max_position_embeddings": 4096, "low_freq_factor": 1.0, "high_freq_factor": 4.0},
+        ),
+    ],
+)
+@pytest.mark.parametrize("seq_len", [None, 4096, 10000])
+def test_factor_one_equals_transformers(hf, rope_type, extra, seq_len):
+    """Review P16: HF accepts factor 1 (real configs carry it); posenc gives what HF gives."""
+    theirs, attention = hf(rope_type, 64, base=10000.0, factor=1.0, seq_len=seq_len, **extra)
+    ours = scaled_frequencies(
+        64,
+        1.0,
+        method=rope_type,
+        original_max_position=4096,
+        seq_len=seq_len or 4096,
+        **{k: v for k, v in extra.items() if k.endswith("freq_factor")},
+    )
+    assert_float32_close(ours, theirs, 1.0)
+    if rope_type != "dynamic" or (seq_len or 4096) <= 4096:
+        # No extension: the unscaled frequencies themselves (dynamic NTK's rule still grows beyond L).
+        np.testing.assert_array_equal(ours, frequencies(64))
+    if rope_type == "yarn":
+        assert yarn_attention_factor(1.0) == attention == 1.0
+
+
+def test_factor_one_of_the_attention_factors_is_one():
+    assert yarn_attention_factor(1.0) == 1.0
+    assert yarn_attention_factor(1.0, mscale=0.707, mscale_all_dim=1.0) == 1.0
+    assert longrope_attention_factor(1.0, 4096) == 1.0
+    np.testing.assert_array_equal(scaled_frequencies(8, 1.0, method="ntk"), frequencies(8))
+
+
+@pytest.mark.parametrize(("mscale", "mscale_all_dim"), [(0.0, 0.0), (0, None), (None, 0.0)])
+def test_zero_mscale_is_unset_as_in_transformers(hf, mscale, mscale_all_dim):
+    """Review P16: HF's `if mscale and mscale_all_dim` reads 0 as unset and falls back to 0.1 ln(s) + 1."""
+    fields = {k: v for k, v in {"mscale": mscale, "mscale_all_dim": mscale_all_dim}.items() if v is not None}
+    _, attention = hf("yarn", 64, base=10000.0, factor=4.0, original_max_position_embeddings=4096, **fields)
+    ours = yarn_attention_factor(4.0, mscale=mscale, mscale_all_dim=mscale_all_dim)
+    assert ours == pytest.approx(attention, rel=1e-15)
+    assert ours == yarn_attention_factor(4.0)
+
+
 # ----------------------------------------------------------------------------- properties
 
 
@@ -380,9 +429,9 @@ HALF = [1.0] * 32
 @pytest.mark.parametrize(
     ("kwargs", "error", "words"),
     [
-        ({"factor": 1.0}, ValueError, "factor must be > 1"),
-        ({"factor": 0.5}, ValueError, "factor must be > 1"),
-        ({"factor": -2.0}, ValueError, "factor must be > 1"),
+        ({"factor": 0.999}, ValueError, "factor must be >= 1"),
+        ({"factor": 0.5}, ValueError, "factor must be >= 1"),
+        ({"factor": -2.0}, ValueError, "factor must be >= 1"),
         ({"factor": math.inf}, ValueError, "factor must be finite"),
         ({"factor": math.nan}, ValueError, "factor must be finite"),
         ({"factor": "2"}, TypeError, "factor must be a real number"),
@@ -554,11 +603,17 @@ def test_bad_input_names_argument_and_rule(kwargs, error, words):
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
-        (lambda: yarn_attention_factor(1.0), ValueError, "factor must be > 1"),
+        (lambda: yarn_attention_factor(0.5), ValueError, "factor must be >= 1"),
         (lambda: yarn_attention_factor(4.0, mscale=1.0), ValueError, "mscale and mscale_all_dim go together"),
         (lambda: yarn_attention_factor(4.0, mscale_all_dim=1.0), ValueError, "go together"),
         (
+            # HF would ignore mscale_all_dim here (its `if mscale and mscale_all_dim`); posenc asks.
             lambda: yarn_attention_factor(4.0, mscale=0.0, mscale_all_dim=1.0),
+            ValueError,
+            "give both \\(non-zero\\) or neither",
+        ),
+        (
+            lambda: yarn_attention_factor(4.0, mscale=-1.0, mscale_all_dim=1.0),
             ValueError,
             "mscale must be > 0",
         ),
@@ -567,7 +622,7 @@ def test_bad_input_names_argument_and_rule(kwargs, error, words):
             TypeError,
             "mscale_all_dim must",
         ),
-        (lambda: longrope_attention_factor(1.0, 4096), ValueError, "factor must be > 1"),
+        (lambda: longrope_attention_factor(0.5, 4096), ValueError, "factor must be >= 1"),
         (lambda: longrope_attention_factor(4.0, 1), ValueError, "original_max_position must be >= 2"),
         (lambda: longrope_attention_factor(4.0, 4096.0), TypeError, "original_max_position must be an int"),
     ],
