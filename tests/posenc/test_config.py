@@ -96,6 +96,19 @@ def test_equals_transformers_on_real_configurations(transformers, name, layer_ty
     assert ours.layout == LAYOUTS.get(name, "half")
 
 
+@pytest.mark.parametrize("seq_len", [None, 4096, 10000])
+def test_dynamic_with_factor_one_equals_transformers(transformers, seq_len):
+    """Review P16: transformers' dynamic rule with factor 1 still grows the base beyond the trained length
+    ((seq_len / L) ** (dim / (dim - 2))); posenc returned the unscaled frequencies there."""
+    config = copy.deepcopy(CONFIGS["Llama-2-7B+dynamic2"])
+    config["rope_scaling"]["factor"] = 1.0
+    ours = rope_parameters(config, seq_len)
+    hf = transformers.AutoConfig.for_model(config.pop("model_type"), **config)
+    theirs, attention = hf_rope(transformers, hf, None, seq_len)
+    np.testing.assert_allclose(ours.frequencies, theirs, rtol=5e-7, atol=0)
+    assert ours.attention_factor == attention == 1.0
+
+
 def test_forgetting_a_field_is_what_it_costs(transformers):
     """Without the check on fields, gpt-oss without truncate: false is what a hand mapping gives: 76 % off."""
     theirs, _ = hf_rope(transformers, hf_config(transformers, "gpt-oss-20b"), None, None)
