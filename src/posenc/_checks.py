@@ -42,10 +42,15 @@ def check_real(name: str, value) -> float:
 
 
 def check_base(base) -> float:
-    """Return ``base`` if it is a finite number greater than zero."""
+    """Return ``base`` if it is a finite number greater than one.
+
+    ``base ** (-2 i / d)`` falls with ``i`` only for ``base > 1``: 1 gives every pair the same frequency
+    and a base in (0, 1) frequencies that rise with ``i``, consistent arithmetic but no sinusoidal encoding
+    or RoPE (and the scaling recipes then return frequencies above the original ones).
+    """
     base = check_real("base", base)
-    if base <= 0:
-        raise ValueError(f"base must be > 0, got {base}")
+    if base <= 1:
+        raise ValueError(f"base must be > 1 (the frequencies base ** (-2i/d) must fall with i), got {base}")
     return base
 
 

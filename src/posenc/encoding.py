@@ -28,7 +28,7 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     d_model : int
         Width of the encoding; a positive even integer.
     base : float, default 10000.0
-        Finite number > 0 that sets the slowest frequency.
+        Finite number > 1 that sets the slowest frequency.
 
     Returns
     -------
@@ -64,7 +64,7 @@ def sinusoidal_encoding(
     d_model : int
         Width of each encoding; a positive even integer.
     base : float, default 10000.0
-        Finite number > 0, see :func:`frequencies`.
+        Finite number > 1, see :func:`frequencies`.
     dtype : numpy floating dtype, default numpy.float64
         Type of the returned table.
 

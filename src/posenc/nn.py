@@ -138,7 +138,7 @@ class RotaryEmbedding(nn.Module):
         Number of positions in the tables, >= 1; ``forward`` accepts
         positions ``0 ... max_seq_length - 1``.
     base : float, default 10000.0
-        Finite number > 0; ``theta_i = base ** (-2 i / rotary_dim)``.
+        Finite number > 1; ``theta_i = base ** (-2 i / rotary_dim)``.
     layout : {"interleaved", "half"}, default "interleaved"
         Pairs ``(2i, 2i + 1)`` (RoFormer, GPT-J, Meta's ``freqs_cis``) or
         ``(i, i + rotary_dim/2)`` (GPT-NeoX and every Llama-family checkpoint
@@ -346,7 +346,7 @@ class RotaryEmbedding(nn.Module):
         >>> rope.cos[2].round(decimals=3), rope.frequencies
         (tensor([1.0810, 2.0000]), array([0.5  , 0.005]))
         """
-        self.frequencies = rope_frequencies(self.rotary_dim, 1.0, frequencies)
+        self.frequencies = rope_frequencies(self.rotary_dim, frequencies=frequencies)
         if attention_factor is not None:
             self.attention_factor = check_attention_factor(attention_factor)
         self.reset_parameters()

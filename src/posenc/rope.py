@@ -173,7 +173,7 @@ def rope_frequencies(dim: int, base: float = 10000.0, frequencies: ArrayLike | N
     dim : int
         Head dimension; a positive even integer.
     base : float, default 10000.0
-        Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
+        Finite number > 1; ``theta_i = base ** (-2 i / dim)``.
     frequencies : array_like, optional
         Frequencies to use instead, e.g. from :func:`posenc.scaled_frequencies`;
         one-dimensional, of length ``dim // 2``, finite and >= 0 (a pair at
@@ -266,7 +266,7 @@ def apply_rope(
         where its padding ends, packed documents restart at 0. ``offset``
         must then be 0.
     base : float, default 10000.0
-        Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
+        Finite number > 1; ``theta_i = base ** (-2 i / dim)``.
     layout : {"interleaved", "half"}, default "interleaved"
         Which dimensions form pair ``i``: ``(2i, 2i + 1)`` as in RoFormer, or
         ``(i, i + dim/2)`` as in GPT-NeoX and Llama (``rotate_half``).
@@ -434,7 +434,7 @@ def rope_decay_bound(
     dim : int
         Head dimension; a positive even integer.
     base : float, default 10000.0
-        Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
+        Finite number > 1; ``theta_i = base ** (-2 i / dim)``.
     frequencies : array_like, optional
         ``dim // 2`` finite frequencies > 0 to use instead of ``base``.
 

@@ -117,9 +117,8 @@ def scaled_frequencies(
     method : {"linear", "ntk", "dynamic", "yarn", "llama3", "longrope"}
         The ``rope_type`` of a Hugging Face config, see Notes.
     base : float, default 10000.0
-        Finite number > 0 (``rope_theta``); the original
-        ``theta_i = base ** (-2 i / dim)``. ``"yarn"`` with ``ramp="code"``
-        needs ``base > 1``.
+        Finite number > 1 (``rope_theta``); the original
+        ``theta_i = base ** (-2 i / dim)``.
     original_max_position : int, optional
         The trained context ``L`` (>= 1; >= 2 for ``"longrope"``), HF's
         ``original_max_position_embeddings`` (for ``"dynamic"``: HF's
@@ -305,8 +304,6 @@ def _yarn_ramp(dim, base, theta, length, beta_fast, beta_slow, ramp, truncate) -
 
     if not isinstance(truncate, (bool, np.bool_)):
         raise TypeError(f"truncate must be True or False, got {truncate!r} of type {type(truncate).__name__}")
-    if base <= 1:
-        raise ValueError(f"base must be > 1 for ramp 'code' (the pair index divides by ln(base)), got {base}")
 
     def correction_dim(turns: float) -> float:
         # The (fractional) pair index i at which r_i = turns; HF's find_correction_dim.

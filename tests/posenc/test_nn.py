@@ -245,7 +245,7 @@ def test_rotary_offset_past_the_table_names_the_numbers():
         (lambda: RotaryEmbedding(8, 0), ValueError, "max_seq_length must be >= 1"),
         (lambda: RotaryEmbedding(8, 16.0), TypeError, "max_seq_length must be an integer"),
         (lambda: RotaryEmbedding(8, 16, layout="neox"), ValueError, "layout must be one of"),
-        (lambda: RotaryEmbedding(8, 16, base=-1.0), ValueError, "base must be > 0"),
+        (lambda: RotaryEmbedding(8, 16, base=-1.0), ValueError, "base must be > 1"),
         (lambda: RotaryEmbedding(8, 16, frequencies=[1.0]), ValueError, "frequencies must have length"),
         (lambda: RotaryEmbedding(4, 16, frequencies=[1.0, -1.0]), ValueError, "finite and >= 0"),
         (

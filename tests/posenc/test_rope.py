@@ -203,7 +203,7 @@ def test_cos_sin_table_at_any_offset(num_positions, offset, data):
         ((4, 4), {"offset": -1}, ValueError, "offset must be >= 0"),
         ((4, 4), {"layout": "rotate_half"}, ValueError, r"layout must be one of \('interleaved', 'half'\)"),
         ((4, 4), {"layout": None}, ValueError, "layout must be one of"),
-        ((4, 4), {"base": 0.0}, ValueError, "base must be > 0"),
+        ((4, 4), {"base": 0.0}, ValueError, "base must be > 1"),
         ((4, 4), {"base": math.inf}, ValueError, "base must be finite"),
         ((4, 4), {"frequencies": [1.0]}, ValueError, r"frequencies must have length dim // 2 = 2, got 1"),
         ((4, 4), {"frequencies": [1.0, 0.1, 0.01]}, ValueError, "frequencies must have length"),

@@ -488,7 +488,7 @@ HALF = [1.0] * 32
         (
             {"method": "yarn", "original_max_position": 4096, "base": 1.0},
             ValueError,
-            r"base must be > 1 for ramp 'code'",
+            r"base must be > 1 \(the frequencies",
         ),
         ({"method": "dynamic", "seq_len": 10}, ValueError, "method 'dynamic' needs original_max_position"),
         (
@@ -591,7 +591,7 @@ HALF = [1.0] * 32
         ({"dim": 0}, ValueError, "dim must be >= 1"),
         ({"dim": 64.0}, TypeError, "dim must be an integer"),
         ({"dim": 2, "method": "ntk"}, ValueError, "dim must be >= 4 for method 'ntk'"),
-        ({"base": 0.0}, ValueError, "base must be > 0"),
+        ({"base": 0.0}, ValueError, "base must be > 1"),
     ],
 )
 def test_bad_input_names_argument_and_rule(kwargs, error, words):
@@ -630,3 +630,23 @@ def test_bad_input_names_argument_and_rule(kwargs, error, words):
 def test_attention_factors_reject_bad_input(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+@pytest.mark.parametrize("base", [0.5, 1.0, 1e-300])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda base: frequencies(4, base=base),
+        lambda base: apply_rope(np.ones((2, 4)), base=base),
+        lambda base: scaled_frequencies(8, 4.0, method="linear", base=base),
+        lambda base: scaled_frequencies(8, 4.0, method="llama3", base=base, original_max_position=4096),
+        lambda base: scaled_frequencies(
+            8, 4.0, method="yarn", ramp="paper", base=base, original_max_position=4096
+        ),
+    ],
+)
+def test_a_base_of_at_most_one_is_refused(call, base):
+    """Review P23: a base below 1 gave frequencies that rise with i (and the paper ramp and llama3 then
+    raised them further), 1 the same frequency for every pair: no RoPE, and no error."""
+    with pytest.raises(ValueError, match=r"base must be > 1 \(the frequencies base \*\* \(-2i/d\) must fall"):
+        call(base)
