@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from posenc._checks import check_d_model, check_int, require_extra
+from posenc._checks import check_d_model, check_int, check_offset, require_extra
 
 require_extra(__name__, "torch", "torch")
 
@@ -745,7 +745,7 @@ def apply_rope(
     dim = check_dim("x.shape[-1] (dim)", x.size(-1))
     seq_dim = check_seq_dim(seq_dim, x.dim())
     seq_len = x.size(seq_dim)
-    offset = check_int("offset", offset)
+    offset = check_offset(offset, seq_len)
     layout = check_layout(layout)
     rotary_dim = check_rotary_dim(rotary_dim, dim)
     theta = rope_frequencies(rotary_dim, base, frequencies)

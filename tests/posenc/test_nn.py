@@ -446,3 +446,17 @@ def test_partial_rotary_is_a_rotation_of_the_first_features(layout):
     torch.testing.assert_close(out[..., :4], torch.from_numpy(expected), rtol=1e-6, atol=1e-6)
     torch.testing.assert_close(out[..., 4:], torch.from_numpy(x[..., 4:]), rtol=0, atol=0)
     assert layer.cos.shape == (40, 2) and "rotary_dim=4" in repr(layer)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"positions": torch.tensor([2**53, 2**53 + 1])}, r"positions must be < 2\*\*53"),
+        ({"offset": 2**53 - 1}, r"offset \+ the number of positions must be <= 2\*\*53"),
+        ({"offset": 2**64}, r"offset \+ the number of positions must be <= 2\*\*53"),
+    ],
+)
+def test_apply_rope_on_tensors_refuses_positions_from_2_to_the_53(kwargs, words):
+    """Review P11 for torch tensors: the rows of 2**53 and 2**53 + 1 came back identical."""
+    with pytest.raises(ValueError, match=words):
+        apply_rope(torch.ones(2, 4), **kwargs)
