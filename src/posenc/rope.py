@@ -263,8 +263,11 @@ def apply_rope(
     ----------
     x : array_like
         Floating-point array of shape ``(..., seq_len, dim)`` with ``dim`` even,
-        e.g. ``(batch, heads, seq_len, head_dim)``. Row ``t`` along axis -2 is
-        at position ``offset + t``, or ``positions[t]``.
+        e.g. ``(batch, heads, seq_len, head_dim)``. Row ``t`` along axis -2 (or
+        ``seq_dim``) is at position ``offset + t``, or ``positions[t]``. A
+        ``(batch, seq_len, heads, dim)`` array needs ``seq_dim=1``: with the
+        default it is rotated along the heads, and where ``heads == seq_len``
+        no shape check can tell.
     offset : int, default 0
         Position of the first row, an integer >= 0, for one sequence whose
         rows are consecutive positions (one unpadded sequence and a cache
