@@ -93,6 +93,10 @@ class PositionalEncoding(nn.Module):
     it is saved in ``state_dict`` and follows ``.to(device)`` and
     ``.to(dtype)``, but it is not a parameter and is never trained.
 
+    The result has ``x``'s dtype, as in transformers: float16 or bfloat16
+    embeddings plus the float32 table are summed in float32 and rounded once
+    back to ``x``'s dtype (PyTorch's promotion alone would return float32).
+
     Examples
     --------
     >>> import torch
@@ -118,13 +122,15 @@ class PositionalEncoding(nn.Module):
         self.register_buffer("pe", torch.from_numpy(table).unsqueeze(0))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Return ``x + PE`` for ``x`` of shape ``(batch, seq, d_model)``."""
+        """Return ``x + PE``, of ``x``'s dtype, for ``x`` of shape ``(batch, seq, d_model)``."""
         if x.dim() != 3 or x.size(-1) != self.d_model:
             raise ValueError(f"x must have shape (batch, seq, d_model={self.d_model}), got {tuple(x.shape)}")
         seq_length = x.size(1)
         if seq_length > self.max_seq_length:
             raise ValueError(f"sequence length {seq_length} exceeds max_seq_length {self.max_seq_length}")
-        return x + self.pe[:, :seq_length]
+        # Summed in the wider dtype, then rounded once to x's: a half-precision model's activations
+        # stay half (promotion would silently turn them into float32 and double the memory downstream).
+        return (x + self.pe[:, :seq_length]).to(x.dtype)
 
 
 class RotaryEmbedding(nn.Module):

@@ -460,3 +460,20 @@ def test_apply_rope_on_tensors_refuses_positions_from_2_to_the_53(kwargs, words)
     """Review P11 for torch tensors: the rows of 2**53 and 2**53 + 1 came back identical."""
     with pytest.raises(ValueError, match=words):
         apply_rope(torch.ones(2, 4), **kwargs)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_positional_encoding_keeps_the_input_dtype(dtype):
+    """Review P22: float16 input came back float32 (promotion with the float32 table), unlike RotaryEmbedding
+    and transformers. The sum is taken in the wider dtype and rounded once."""
+    layer = PositionalEncoding(8, 16)
+    x = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(0)).to(dtype)
+    out = layer(x)
+    assert out.dtype == dtype
+    wide = torch.promote_types(dtype, torch.float32)
+    torch.testing.assert_close(out, (x.to(wide) + layer.pe[:, :5].to(wide)).to(dtype), rtol=0, atol=0)
+
+
+def test_positional_encoding_cast_to_float64_keeps_float32_input():
+    layer = PositionalEncoding(8, 16).double()
+    assert layer(torch.zeros(1, 3, 8)).dtype == torch.float32
