@@ -191,8 +191,11 @@ class RotaryEmbedding(nn.Module):
     undoes that for its own tables (``_apply``, which every such cast goes
     through, puts back the float32 tables on the new device); a cast to
     float64 is followed. Input of a lower precision (bfloat16, float16) is
-    rotated in float32 and rounded once to its dtype; float64 input is
-    rotated in float64. For bfloat16 input at 8,192 positions (dim 128) the
+    rotated in float32 and rounded once to its dtype. float64 input is
+    rotated in float64 arithmetic but with the float32 tables, so it is only
+    float32-accurate (about 1e-7 from a float64 rotation, for entries of
+    size 1); for float64 accuracy (about 1e-15) cast the module with
+    ``.double()``, which builds float64 tables. For bfloat16 input at 8,192 positions (dim 128) the
     largest error against a float64 rotation of the same input is about
     1.5e-2, half a bfloat16 step of the largest entries, against 2.6e-2 when
     the tables themselves are bfloat16 (``tests/posenc/test_nn.py`` measures it).

@@ -477,3 +477,18 @@ def test_positional_encoding_keeps_the_input_dtype(dtype):
 def test_positional_encoding_cast_to_float64_keeps_float32_input():
     layer = PositionalEncoding(8, 16).double()
     assert layer(torch.zeros(1, 3, 8)).dtype == torch.float32
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_float64_input_is_as_accurate_as_the_tables(layout):
+    """Review P13: the docstring said float64 input "is rotated in float64"; the float32 tables make it
+    float32-accurate (about 1e-7), and only a module cast with .double() is float64-accurate."""
+    x = torch.randn(2, 3, 64, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    exact = torch.from_numpy(apply_rope(x.numpy(), layout=layout))
+    layer = RotaryEmbedding(16, 64, layout=layout)
+    error32 = float((layer(x) - exact).abs().max())
+    assert 1e-9 < error32 < 2.5e-7
+    assert float((layer.double()(x) - exact).abs().max()) < 1e-14
+    doc = " ".join(RotaryEmbedding.__doc__.split())
+    assert "float64 input is rotated in float64 arithmetic but with the float32 tables" in doc
+    assert "float32-accurate (about 1e-7" in doc and "``.double()``, which builds float64 tables" in doc
