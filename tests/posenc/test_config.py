@@ -7,10 +7,10 @@ The configurations are the RoPE fields of each checkpoint's config.json as publi
 
 import copy
 import json
-import os
 
 import numpy as np
 import pytest
+from hf_reference import transformers_or_skip
 from rope_configs import CONFIGS
 
 import posenc
@@ -44,9 +44,7 @@ LAYOUTS = {
 
 @pytest.fixture(scope="module")
 def transformers():
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401  (CI must run these, not skip them)
-    return pytest.importorskip("transformers")
+    return transformers_or_skip()
 
 
 def hf_config(transformers, name):

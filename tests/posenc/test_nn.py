@@ -1,9 +1,9 @@
 import math
-import os
 
 import numpy as np
 import pytest
 import torch
+from hf_reference import transformers_or_skip
 
 from posenc import apply_rope, cos_sin_table, rope_frequencies, sinusoidal_encoding
 from posenc.nn import InputEmbeddings, PositionalEncoding, RotaryEmbedding
@@ -304,9 +304,7 @@ def test_positions_per_sequence_equal_apply_rope(layout):
 @pytest.fixture(scope="module")
 def hf_llama():
     """HF's Llama rotary (``LlamaRotaryEmbedding`` and ``apply_rotary_pos_emb``) for a head of 16."""
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401  (CI must run these, not skip them)
-    pytest.importorskip("transformers")
+    transformers_or_skip()
     from transformers import LlamaConfig
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
@@ -405,9 +403,7 @@ def test_two_dimensional_positions_for_batch_seq_dim():
 @pytest.fixture(scope="module")
 def hf_neox():
     """HF's GPT-NeoX rotary with ``rotary_pct = 0.25`` (``partial_rotary_factor``) for a head of 32."""
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401
-    pytest.importorskip("transformers")
+    transformers_or_skip()
     from transformers import GPTNeoXConfig
     from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding, apply_rotary_pos_emb
 

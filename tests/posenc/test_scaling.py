@@ -1,8 +1,8 @@
 import math
-import os
 
 import numpy as np
 import pytest
+from hf_reference import transformers_or_skip
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -44,9 +44,7 @@ def hf():
     transformers is a pinned test dependency (requirements.txt); readers of the book need not have it, so
     these tests skip without it, except on CI, which must run them.
     """
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401  (fail, do not skip, where the reference must be present)
-    pytest.importorskip("transformers")
+    transformers_or_skip()
     from transformers import LlamaConfig
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 

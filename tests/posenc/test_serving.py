@@ -7,11 +7,12 @@ import itertools
 import numpy as np
 import pytest
 import torch
+from hf_reference import transformers_or_skip
 
 import posenc
 from posenc.serving import KVCache, TinyDecoder, greedy_generate
 
-transformers = pytest.importorskip("transformers")
+transformers = transformers_or_skip()
 
 VOCAB, D, HEADS, LAYERS = 64, 32, 4, 2
 
