@@ -28,7 +28,7 @@ def test_off_ci_a_missing_transformers_skips_and_says_why(monkeypatch, without_t
         monkeypatch.delenv("CI", raising=False)
     else:
         monkeypatch.setenv("CI", ci)
-    with pytest.raises(pytest.skip.Exception, match="pip install -r requirements.txt"):
+    with pytest.raises(pytest.skip.Exception, match=r"pip install -r requirements\.txt"):
         hf_reference.transformers_or_skip()
 
 
