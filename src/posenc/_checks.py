@@ -23,6 +23,24 @@ def check_int(name: str, value, *, minimum: int = 0) -> int:
     return int(value)
 
 
+#: Positions must stay below this. Every angle ``p * theta`` is formed in float64, which holds each integer
+#: below 2**53 exactly; 2**53 + 1 rounds to 2**53, so above it two positions would get one rotation. (The
+#: angle's own rounding grows with it: for theta = 0.01, 2e-13 rad at p = 10**6, 2e-4 rad at 10**15.)
+POSITION_LIMIT = 2**53
+
+
+def check_offset(offset, count: int) -> int:
+    """Return ``offset`` as an ``int`` if it is an integer >= 0 whose ``count`` positions stay below 2**53."""
+    offset = check_int("offset", offset)
+    if offset + max(count, 1) > POSITION_LIMIT:
+        raise ValueError(
+            "offset + the number of positions must be <= 2**53 (float64 angles hold every integer "
+            "position below 2**53 exactly; above it two positions get one rotation), got "
+            f"offset={offset} with {count} positions"
+        )
+    return offset
+
+
 def check_d_model(d_model) -> int:
     """Return ``d_model`` if it is a positive even integer."""
     d_model = check_int("d_model", d_model, minimum=1)
@@ -42,10 +60,15 @@ def check_real(name: str, value) -> float:
 
 
 def check_base(base) -> float:
-    """Return ``base`` if it is a finite number greater than zero."""
+    """Return ``base`` if it is a finite number greater than one.
+
+    ``base ** (-2 i / d)`` falls with ``i`` only for ``base > 1``: 1 gives every pair the same frequency
+    and a base in (0, 1) frequencies that rise with ``i``, consistent arithmetic but no sinusoidal encoding
+    or RoPE (and the scaling recipes then return frequencies above the original ones).
+    """
     base = check_real("base", base)
-    if base <= 0:
-        raise ValueError(f"base must be > 0, got {base}")
+    if base <= 1:
+        raise ValueError(f"base must be > 1 (the frequencies base ** (-2i/d) must fall with i), got {base}")
     return base
 
 

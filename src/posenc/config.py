@@ -125,8 +125,9 @@ def _dynamic(block: _Block, seq_len):
     factor = check_real(f"{block.where}['factor']", block.required("factor"))
     length = block.needs_max_positions("dynamic NTK scales from it")
     # transformers: seq_len defaults to, and is at least, max_position_embeddings (the base then is unscaled).
+    # Factor 1 is no shortcut: transformers' rule s * n / L - (s - 1) is then n / L, which still grows.
     seq_len = max(seq_len or length, length)
-    if factor == 1 or seq_len == length:
+    if seq_len == length:
         return rope_frequencies(block.rotary_dim, block.base), 1.0
     frequencies = scaled_frequencies(
         block.rotary_dim,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posenc._checks import check_base, check_d_model, check_float_dtype, check_int
+from posenc._checks import check_base, check_d_model, check_float_dtype, check_int, check_offset
 
 if TYPE_CHECKING:  # the types of the annotations, for checkers only
     from numpy.typing import ArrayLike, DTypeLike
@@ -28,7 +28,7 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     d_model : int
         Width of the encoding; a positive even integer.
     base : float, default 10000.0
-        Finite number > 0 that sets the slowest frequency.
+        Finite number > 1 that sets the slowest frequency.
 
     Returns
     -------
@@ -64,7 +64,7 @@ def sinusoidal_encoding(
     d_model : int
         Width of each encoding; a positive even integer.
     base : float, default 10000.0
-        Finite number > 0, see :func:`frequencies`.
+        Finite number > 1, see :func:`frequencies`.
     dtype : numpy floating dtype, default numpy.float64
         Type of the returned table.
 
@@ -120,7 +120,8 @@ def cos_sin_table(
     frequencies : array_like
         One-dimensional array of finite angular frequencies (radians per position).
     offset : int, default 0
-        First position; an integer >= 0.
+        First position; an integer >= 0, with ``offset + num_positions <= 2**53``
+        (above, float64 angles no longer tell consecutive positions apart).
     dtype : numpy floating dtype, default numpy.float64
         Type of the returned tables.
 
@@ -146,7 +147,7 @@ def cos_sin_table(
            [-0.41614684,  0.54030231]])
     """
     num_positions = check_int("num_positions", num_positions)
-    offset = check_int("offset", offset)
+    offset = check_offset(offset, num_positions)
     omega = _check_frequency_array(frequencies)
     dtype = check_float_dtype(dtype)
     cos = np.empty((num_positions, omega.size), dtype)

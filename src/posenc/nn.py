@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from posenc._checks import check_d_model, check_int, require_extra
+from posenc._checks import check_d_model, check_int, check_offset, require_extra
 
 require_extra(__name__, "torch", "torch")
 
@@ -93,6 +93,10 @@ class PositionalEncoding(nn.Module):
     it is saved in ``state_dict`` and follows ``.to(device)`` and
     ``.to(dtype)``, but it is not a parameter and is never trained.
 
+    The result has ``x``'s dtype, as in transformers: float16 or bfloat16
+    embeddings plus the float32 table are summed in float32 and rounded once
+    back to ``x``'s dtype (PyTorch's promotion alone would return float32).
+
     Examples
     --------
     >>> import torch
@@ -118,13 +122,15 @@ class PositionalEncoding(nn.Module):
         self.register_buffer("pe", torch.from_numpy(table).unsqueeze(0))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Return ``x + PE`` for ``x`` of shape ``(batch, seq, d_model)``."""
+        """Return ``x + PE``, of ``x``'s dtype, for ``x`` of shape ``(batch, seq, d_model)``."""
         if x.dim() != 3 or x.size(-1) != self.d_model:
             raise ValueError(f"x must have shape (batch, seq, d_model={self.d_model}), got {tuple(x.shape)}")
         seq_length = x.size(1)
         if seq_length > self.max_seq_length:
             raise ValueError(f"sequence length {seq_length} exceeds max_seq_length {self.max_seq_length}")
-        return x + self.pe[:, :seq_length]
+        # Summed in the wider dtype, then rounded once to x's: a half-precision model's activations
+        # stay half (promotion would silently turn them into float32 and double the memory downstream).
+        return (x + self.pe[:, :seq_length]).to(x.dtype)
 
 
 class RotaryEmbedding(nn.Module):
@@ -138,7 +144,7 @@ class RotaryEmbedding(nn.Module):
         Number of positions in the tables, >= 1; ``forward`` accepts
         positions ``0 ... max_seq_length - 1``.
     base : float, default 10000.0
-        Finite number > 0; ``theta_i = base ** (-2 i / rotary_dim)``.
+        Finite number > 1; ``theta_i = base ** (-2 i / rotary_dim)``.
     layout : {"interleaved", "half"}, default "interleaved"
         Pairs ``(2i, 2i + 1)`` (RoFormer, GPT-J, Meta's ``freqs_cis``) or
         ``(i, i + rotary_dim/2)`` (GPT-NeoX and every Llama-family checkpoint
@@ -185,8 +191,11 @@ class RotaryEmbedding(nn.Module):
     undoes that for its own tables (``_apply``, which every such cast goes
     through, puts back the float32 tables on the new device); a cast to
     float64 is followed. Input of a lower precision (bfloat16, float16) is
-    rotated in float32 and rounded once to its dtype; float64 input is
-    rotated in float64. For bfloat16 input at 8,192 positions (dim 128) the
+    rotated in float32 and rounded once to its dtype. float64 input is
+    rotated in float64 arithmetic but with the float32 tables, so it is only
+    float32-accurate (about 1e-7 from a float64 rotation, for entries of
+    size 1); for float64 accuracy (about 1e-15) cast the module with
+    ``.double()``, which builds float64 tables. For bfloat16 input at 8,192 positions (dim 128) the
     largest error against a float64 rotation of the same input is about
     1.5e-2, half a bfloat16 step of the largest entries, against 2.6e-2 when
     the tables themselves are bfloat16 (``tests/posenc/test_nn.py`` measures it).
@@ -346,7 +355,7 @@ class RotaryEmbedding(nn.Module):
         >>> rope.cos[2].round(decimals=3), rope.frequencies
         (tensor([1.0810, 2.0000]), array([0.5  , 0.005]))
         """
-        self.frequencies = rope_frequencies(self.rotary_dim, 1.0, frequencies)
+        self.frequencies = rope_frequencies(self.rotary_dim, frequencies=frequencies)
         if attention_factor is not None:
             self.attention_factor = check_attention_factor(attention_factor)
         self.reset_parameters()
@@ -745,7 +754,7 @@ def apply_rope(
     dim = check_dim("x.shape[-1] (dim)", x.size(-1))
     seq_dim = check_seq_dim(seq_dim, x.dim())
     seq_len = x.size(seq_dim)
-    offset = check_int("offset", offset)
+    offset = check_offset(offset, seq_len)
     layout = check_layout(layout)
     rotary_dim = check_rotary_dim(rotary_dim, dim)
     theta = rope_frequencies(rotary_dim, base, frequencies)

@@ -21,6 +21,10 @@ if TYPE_CHECKING:  # the types of the annotations, for checkers only
 __all__ = ["alibi_bias", "alibi_slopes", "t5_relative_bucket"]
 
 
+#: The largest distance t5_relative_bucket looks at: larger ones are clipped to it (see there).
+_DISTANCE_CLIP = 2**62
+
+
 def _power_of_two_slopes(n: int) -> np.ndarray:
     return 2.0 ** (-8.0 * np.arange(1, n + 1) / n)
 
@@ -100,7 +104,8 @@ def t5_relative_bucket(
     Parameters
     ----------
     relative_position : array_like of int
-        ``key_position - query_position``, any shape.
+        ``key_position - query_position``, any shape, of any integer type
+        (the whole range of int64 and uint64; an empty list is accepted).
     bidirectional : bool, default True
         If True (encoder), half the buckets are for keys after the query
         (``relative_position > 0``) and half for the rest. If False (decoder),
@@ -110,7 +115,7 @@ def t5_relative_bucket(
     max_distance : int, default 128
         Distance from which on all positions share the last bucket; larger than
         the exact range ``num_buckets // 4`` (bidirectional) or
-        ``num_buckets // 2``.
+        ``num_buckets // 2``, and <= 2**61.
 
     Returns
     -------
@@ -138,6 +143,10 @@ def t5_relative_bucket(
     if bidirectional and num_buckets % 2:
         raise ValueError(f"num_buckets must be even when bidirectional, got {num_buckets}")
     max_distance = check_int("max_distance", max_distance)
+    if max_distance > _DISTANCE_CLIP // 2:
+        raise ValueError(
+            f"max_distance must be <= 2**61 (distances are clipped to 2**62), got {max_distance}"
+        )
     exact = num_buckets // 4 if bidirectional else num_buckets // 2
     if max_distance <= exact:
         rule = "num_buckets // 4" if bidirectional else "num_buckets // 2"
@@ -145,10 +154,20 @@ def t5_relative_bucket(
             f"max_distance must be larger than the exact range {rule} = {exact}, got {max_distance}"
         )
     relative_position = np.asarray(relative_position)
+    if relative_position.size == 0 and relative_position.dtype == np.float64:
+        # np.asarray([]) is float64: an empty list holds no position of any type.
+        relative_position = relative_position.astype(np.int64)
     if relative_position.dtype == np.bool_ or not np.issubdtype(relative_position.dtype, np.integer):
         raise TypeError(f"relative_position must be an integer array, got dtype {relative_position.dtype}")
 
-    n = relative_position.astype(np.int64)
+    # Every distance from max_distance on is in the last bucket, so clipping to +-2**62 changes no bucket.
+    # It keeps np.abs off int64's minimum (whose absolute value int64 cannot hold: it stays negative and
+    # gave a negative bucket) and uint64 values above 2**63 from wrapping to negative int64 (a key far
+    # ahead of the query read as one far behind it).
+    if relative_position.dtype == np.uint64:
+        n = np.minimum(relative_position, np.uint64(_DISTANCE_CLIP)).astype(np.int64)
+    else:
+        n = np.clip(relative_position.astype(np.int64), -_DISTANCE_CLIP, _DISTANCE_CLIP)
     buckets = np.zeros(n.shape, np.int64)
     if bidirectional:
         num_buckets //= 2

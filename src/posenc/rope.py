@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
-from posenc._checks import check_base, check_int, check_real
+from posenc._checks import POSITION_LIMIT, check_base, check_int, check_offset, check_real
 from posenc.encoding import _angle_addition, _check_frequency_array, cos_sin_table
 from posenc.encoding import frequencies as _base_frequencies
 
@@ -140,15 +140,27 @@ def rows_shape(positions_ndim: int, x_ndim: int, seq_dim: int, seq_len: int, pai
 
 
 def check_position_array(positions, x_shape: tuple, seq_dim: int = -2) -> np.ndarray:
-    """Return ``positions`` as an int64 array of integers >= 0 that fits ``x``."""
-    array = np.asarray(positions)
+    """Return ``positions`` as an int64 array of integers in ``0 ... 2**53 - 1`` that fits ``x``."""
+    try:
+        array = np.asarray(positions)
+    except ValueError as error:  # NumPy's "inhomogeneous shape" names no argument
+        raise ValueError(
+            "positions must be a rectangular array of integers, (seq_len,) or (batch, seq_len): one row "
+            f"of the same length per sequence, got rows of different lengths ({error})"
+        ) from None
+    if array.size == 0 and array.dtype == np.float64:
+        # np.asarray([]) is float64: an empty list (an empty sequence) holds no position of any type.
+        array = array.astype(np.int64)
     if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
         raise TypeError(f"positions must be an array of integers, got dtype {array.dtype}")
     check_positions_shape(array.shape, x_shape, seq_dim)
     if array.size and array.min() < 0:
         raise ValueError(f"positions must be >= 0, got minimum {array.min()}")
-    if array.size and array.dtype == np.uint64 and array.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"positions must be < 2**63, got maximum {array.max()}")
+    if array.size and array.max() >= POSITION_LIMIT:
+        raise ValueError(
+            "positions must be < 2**53 (float64 angles hold every integer position below 2**53 exactly; "
+            f"above it two positions get one rotation), got maximum {array.max()}"
+        )
     return array.astype(np.int64, copy=False)
 
 
@@ -173,7 +185,7 @@ def rope_frequencies(dim: int, base: float = 10000.0, frequencies: ArrayLike | N
     dim : int
         Head dimension; a positive even integer.
     base : float, default 10000.0
-        Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
+        Finite number > 1; ``theta_i = base ** (-2 i / dim)``.
     frequencies : array_like, optional
         Frequencies to use instead, e.g. from :func:`posenc.scaled_frequencies`;
         one-dimensional, of length ``dim // 2``, finite and >= 0 (a pair at
@@ -251,14 +263,18 @@ def apply_rope(
     ----------
     x : array_like
         Floating-point array of shape ``(..., seq_len, dim)`` with ``dim`` even,
-        e.g. ``(batch, heads, seq_len, head_dim)``. Row ``t`` along axis -2 is
-        at position ``offset + t``, or ``positions[t]``.
+        e.g. ``(batch, heads, seq_len, head_dim)``. Row ``t`` along axis -2 (or
+        ``seq_dim``) is at position ``offset + t``, or ``positions[t]``. A
+        ``(batch, seq_len, heads, dim)`` array needs ``seq_dim=1``: with the
+        default it is rotated along the heads, and where ``heads == seq_len``
+        no shape check can tell.
     offset : int, default 0
         Position of the first row, an integer >= 0, for one sequence whose
         rows are consecutive positions (one unpadded sequence and a cache
         that never evicts: the new token's position is the cache length).
+        ``offset + seq_len <= 2**53``, see Notes.
     positions : array_like of int, optional
-        The position of every row instead, integers >= 0: shape
+        The position of every row instead, integers in ``0 ... 2**53 - 1``: shape
         ``(seq_len,)``, the same for every sequence, or ``(batch, seq_len)``
         for ``x`` of shape ``(batch, heads, seq_len, dim)``, one row per
         sequence, as Hugging Face's ``position_ids``. A token's position is
@@ -266,7 +282,7 @@ def apply_rope(
         where its padding ends, packed documents restart at 0. ``offset``
         must then be 0.
     base : float, default 10000.0
-        Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
+        Finite number > 1; ``theta_i = base ** (-2 i / dim)``.
     layout : {"interleaved", "half"}, default "interleaved"
         Which dimensions form pair ``i``: ``(2i, 2i + 1)`` as in RoFormer, or
         ``(i, i + dim/2)`` as in GPT-NeoX and Llama (``rotate_half``).
@@ -310,6 +326,12 @@ def apply_rope(
     each distinct position's ``exp(1j p theta_i)`` is evaluated in float64
     and rounded once: the same accuracy, and equal to the ``offset`` result
     to float64 rounding (not bit for bit).
+
+    Positions must stay below 2**53, where float64 stops telling consecutive
+    integers apart (2**53 + 1 would be rotated as 2**53): a larger offset or
+    position is a ValueError, not a silent collision. Below it the float64
+    angle's own rounding grows with ``p * theta_i``: for ``theta_i = 0.01``,
+    2e-13 rad at position 10^6 and 2e-4 rad at 10^15.
 
     Examples
     --------
@@ -361,7 +383,7 @@ def apply_rope(
     check_dim("x.shape[-1] (dim)", dim)
     seq_dim = check_seq_dim(seq_dim, x.ndim)
     seq_len = x.shape[seq_dim]
-    offset = check_int("offset", offset)
+    offset = check_offset(offset, seq_len)
     layout = check_layout(layout)
     rotary_dim = check_rotary_dim(rotary_dim, dim)
     theta = rope_frequencies(rotary_dim, base, frequencies)
@@ -434,7 +456,7 @@ def rope_decay_bound(
     dim : int
         Head dimension; a positive even integer.
     base : float, default 10000.0
-        Finite number > 0; ``theta_i = base ** (-2 i / dim)``.
+        Finite number > 1; ``theta_i = base ** (-2 i / dim)``.
     frequencies : array_like, optional
         ``dim // 2`` finite frequencies > 0 to use instead of ``base``.
 

@@ -20,7 +20,7 @@ def rotation_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray
     d_model : int
         Width of the encoding; a positive even integer.
     base : float, default 10000.0
-        Finite number > 0, see :func:`posenc.frequencies`.
+        Finite number > 1, see :func:`posenc.frequencies`.
 
     Returns
     -------

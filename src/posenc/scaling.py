@@ -45,9 +45,14 @@ YARN_RAMPS = ("code", "paper")
 
 def _check_factor(factor) -> float:
     factor = check_real("factor", factor)
-    if factor <= 1:
-        raise ValueError(f"factor must be > 1 (the context is extended s times), got {factor}")
+    # 1 is allowed, as transformers' validator allows it (real configs carry `factor: 1.0`): no extension.
+    if factor < 1:
+        raise ValueError(f"factor must be >= 1 (the context is extended s times), got {factor}")
     return factor
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def _check_positive(name: str, value) -> float:
@@ -103,15 +108,17 @@ def scaled_frequencies(
         Head dimension (or the rotated part of it); a positive even integer
         (>= 4 for ``"ntk"`` and ``"dynamic"``).
     factor : float
-        The extension ``s > 1``: the model was trained on ``L`` positions and
-        should read ``s * L``. ``"longrope"`` checks it but does not use it
+        The extension ``s >= 1``: the model was trained on ``L`` positions and
+        should read ``s * L``. ``s = 1`` (as in some real configs) returns the
+        unscaled frequencies for every method but ``"dynamic"``, whose rule
+        still grows the base beyond ``L`` (as in transformers) and
+        ``"longrope"``, which does not use ``s``. ``"longrope"`` checks it but does not use it
         (its factors are per pair); it enters :func:`longrope_attention_factor`.
     method : {"linear", "ntk", "dynamic", "yarn", "llama3", "longrope"}
         The ``rope_type`` of a Hugging Face config, see Notes.
     base : float, default 10000.0
-        Finite number > 0 (``rope_theta``); the original
-        ``theta_i = base ** (-2 i / dim)``. ``"yarn"`` with ``ramp="code"``
-        needs ``base > 1``.
+        Finite number > 1 (``rope_theta``); the original
+        ``theta_i = base ** (-2 i / dim)``.
     original_max_position : int, optional
         The trained context ``L`` (>= 1; >= 2 for ``"longrope"``), HF's
         ``original_max_position_embeddings`` (for ``"dynamic"``: HF's
@@ -236,7 +243,7 @@ def scaled_frequencies(
     base = check_base(base)
     theta = _base_frequencies(dim, base)
     if method == "linear":
-        return theta / factor
+        return theta / factor  # exactly theta for factor 1
     if method in ("ntk", "dynamic"):
         if dim < 4:
             raise ValueError(
@@ -257,9 +264,11 @@ def scaled_frequencies(
     length = _trained_length(method, original_max_position, minimum=2 if method == "longrope" else 1)
     if method == "yarn":
         gamma = _yarn_ramp(dim, base, theta, length, beta_fast, beta_slow, ramp, truncate)
-        return (1 - gamma) * theta / factor + gamma * theta
+        # The arguments are checked first; factor 1 then returns theta itself, not the blend's rounding of it.
+        return theta if factor == 1 else (1 - gamma) * theta / factor + gamma * theta
     if method == "llama3":
-        return _llama3(theta, factor, length, low_freq_factor, high_freq_factor)
+        scaled = _llama3(theta, factor, length, low_freq_factor, high_freq_factor)
+        return theta if factor == 1 else scaled
 
     half = dim // 2
     short = _check_pair_factors(
@@ -295,8 +304,6 @@ def _yarn_ramp(dim, base, theta, length, beta_fast, beta_slow, ramp, truncate) -
 
     if not isinstance(truncate, (bool, np.bool_)):
         raise TypeError(f"truncate must be True or False, got {truncate!r} of type {type(truncate).__name__}")
-    if base <= 1:
-        raise ValueError(f"base must be > 1 for ramp 'code' (the pair index divides by ln(base)), got {base}")
 
     def correction_dim(turns: float) -> float:
         # The (fractional) pair index i at which r_i = turns; HF's find_correction_dim.
@@ -340,13 +347,17 @@ def yarn_attention_factor(
     Parameters
     ----------
     factor : float
-        The context extension ``s > 1``.
+        The context extension ``s >= 1``; ``s = 1`` gives 1.0, as HF's
+        ``get_mscale`` does.
     mscale, mscale_all_dim : float, optional
         DeepSeek's split of the factor (``rope_parameters`` of DeepSeek-V2/V3):
         given together, both finite and > 0, the result is
         ``(0.1 mscale ln(s) + 1) / (0.1 mscale_all_dim ln(s) + 1)``, as HF's
-        ``get_mscale`` quotient. Giving only one of them is an error (HF
-        would silently ignore it).
+        ``get_mscale`` quotient. 0 counts as not given, as in HF
+        (``if mscale and mscale_all_dim``): both 0 (or None) give the default
+        ``0.1 ln(s) + 1``. Giving only one of them (the other None or 0) is an
+        error, where HF silently ignores the one given: a config that sets one
+        most likely meant the quotient.
 
     Returns
     -------
@@ -369,12 +380,14 @@ def yarn_attention_factor(
     0.921
     """
     factor = _check_factor(factor)
-    if (mscale is None) != (mscale_all_dim is None):
+    # HF's `if mscale and mscale_all_dim`: a zero is the same as no value (configs write 0 for "unset").
+    given = [value is not None and not (_is_real(value) and value == 0) for value in (mscale, mscale_all_dim)]
+    if given[0] != given[1]:
         raise ValueError(
-            "mscale and mscale_all_dim go together: give both or neither, "
+            "mscale and mscale_all_dim go together: give both (non-zero) or neither, "
             f"got mscale={mscale!r}, mscale_all_dim={mscale_all_dim!r}"
         )
-    if mscale is None:
+    if not given[0]:
         return 0.1 * math.log(factor) + 1.0
     mscale = _check_positive("mscale", mscale)
     mscale_all_dim = _check_positive("mscale_all_dim", mscale_all_dim)
@@ -387,7 +400,7 @@ def longrope_attention_factor(factor: float, original_max_position: int) -> floa
     Parameters
     ----------
     factor : float
-        The context extension ``s > 1``; in a Phi-3 config, where it is not
+        The context extension ``s >= 1`` (``s = 1`` gives 1.0, as in HF); in a Phi-3 config, where it is not
         given, HF takes ``max_position_embeddings / original_max_position_embeddings``.
     original_max_position : int
         The trained context ``L``, >= 2.

@@ -7,10 +7,10 @@ The configurations are the RoPE fields of each checkpoint's config.json as publi
 
 import copy
 import json
-import os
 
 import numpy as np
 import pytest
+from hf_reference import transformers_or_skip
 from rope_configs import CONFIGS
 
 import posenc
@@ -44,9 +44,7 @@ LAYOUTS = {
 
 @pytest.fixture(scope="module")
 def transformers():
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401  (CI must run these, not skip them)
-    return pytest.importorskip("transformers")
+    return transformers_or_skip()
 
 
 def hf_config(transformers, name):
@@ -94,6 +92,19 @@ def test_equals_transformers_on_real_configurations(transformers, name, layer_ty
     assert relative < 5e-7
     assert ours.attention_factor == pytest.approx(attention, rel=1e-12, abs=1e-12)
     assert ours.layout == LAYOUTS.get(name, "half")
+
+
+@pytest.mark.parametrize("seq_len", [None, 4096, 10000])
+def test_dynamic_with_factor_one_equals_transformers(transformers, seq_len):
+    """Review P16: transformers' dynamic rule with factor 1 still grows the base beyond the trained length
+    ((seq_len / L) ** (dim / (dim - 2))); posenc returned the unscaled frequencies there."""
+    config = copy.deepcopy(CONFIGS["Llama-2-7B+dynamic2"])
+    config["rope_scaling"]["factor"] = 1.0
+    ours = rope_parameters(config, seq_len)
+    hf = transformers.AutoConfig.for_model(config.pop("model_type"), **config)
+    theirs, attention = hf_rope(transformers, hf, None, seq_len)
+    np.testing.assert_allclose(ours.frequencies, theirs, rtol=5e-7, atol=0)
+    assert ours.attention_factor == attention == 1.0
 
 
 def test_forgetting_a_field_is_what_it_costs(transformers):

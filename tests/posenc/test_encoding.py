@@ -93,8 +93,8 @@ def test_values_bounded_and_rows_distinct():
         ({"num_positions": 3.0}, TypeError, "num_positions must be an integer"),
         ({"num_positions": "3"}, TypeError, "num_positions must be an integer"),
         ({"num_positions": False}, TypeError, "num_positions must be an integer"),
-        ({"base": 0.0}, ValueError, "base must be > 0"),
-        ({"base": -10.0}, ValueError, "base must be > 0"),
+        ({"base": 0.0}, ValueError, "base must be > 1"),
+        ({"base": -10.0}, ValueError, "base must be > 1"),
         ({"base": math.inf}, ValueError, "base must be finite"),
         ({"base": math.nan}, ValueError, "base must be finite"),
         ({"base": "10000"}, TypeError, "base must be a real number"),
@@ -113,7 +113,7 @@ def test_bad_input_names_argument_and_rule(kwargs, error, words):
 def test_frequencies_reject_bad_input():
     with pytest.raises(ValueError, match="d_model must be even"):
         frequencies(7)
-    with pytest.raises(ValueError, match="base must be > 0"):
+    with pytest.raises(ValueError, match="base must be > 1"):
         frequencies(8, base=-1.0)
 
 

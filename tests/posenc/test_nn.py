@@ -1,9 +1,9 @@
 import math
-import os
 
 import numpy as np
 import pytest
 import torch
+from hf_reference import transformers_or_skip
 
 from posenc import apply_rope, cos_sin_table, rope_frequencies, sinusoidal_encoding
 from posenc.nn import InputEmbeddings, PositionalEncoding, RotaryEmbedding
@@ -245,7 +245,7 @@ def test_rotary_offset_past_the_table_names_the_numbers():
         (lambda: RotaryEmbedding(8, 0), ValueError, "max_seq_length must be >= 1"),
         (lambda: RotaryEmbedding(8, 16.0), TypeError, "max_seq_length must be an integer"),
         (lambda: RotaryEmbedding(8, 16, layout="neox"), ValueError, "layout must be one of"),
-        (lambda: RotaryEmbedding(8, 16, base=-1.0), ValueError, "base must be > 0"),
+        (lambda: RotaryEmbedding(8, 16, base=-1.0), ValueError, "base must be > 1"),
         (lambda: RotaryEmbedding(8, 16, frequencies=[1.0]), ValueError, "frequencies must have length"),
         (lambda: RotaryEmbedding(4, 16, frequencies=[1.0, -1.0]), ValueError, "finite and >= 0"),
         (
@@ -304,9 +304,7 @@ def test_positions_per_sequence_equal_apply_rope(layout):
 @pytest.fixture(scope="module")
 def hf_llama():
     """HF's Llama rotary (``LlamaRotaryEmbedding`` and ``apply_rotary_pos_emb``) for a head of 16."""
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401  (CI must run these, not skip them)
-    pytest.importorskip("transformers")
+    transformers_or_skip()
     from transformers import LlamaConfig
     from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
@@ -405,9 +403,7 @@ def test_two_dimensional_positions_for_batch_seq_dim():
 @pytest.fixture(scope="module")
 def hf_neox():
     """HF's GPT-NeoX rotary with ``rotary_pct = 0.25`` (``partial_rotary_factor``) for a head of 32."""
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401
-    pytest.importorskip("transformers")
+    transformers_or_skip()
     from transformers import GPTNeoXConfig
     from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding, apply_rotary_pos_emb
 
@@ -446,3 +442,49 @@ def test_partial_rotary_is_a_rotation_of_the_first_features(layout):
     torch.testing.assert_close(out[..., :4], torch.from_numpy(expected), rtol=1e-6, atol=1e-6)
     torch.testing.assert_close(out[..., 4:], torch.from_numpy(x[..., 4:]), rtol=0, atol=0)
     assert layer.cos.shape == (40, 2) and "rotary_dim=4" in repr(layer)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"positions": torch.tensor([2**53, 2**53 + 1])}, r"positions must be < 2\*\*53"),
+        ({"offset": 2**53 - 1}, r"offset \+ the number of positions must be <= 2\*\*53"),
+        ({"offset": 2**64}, r"offset \+ the number of positions must be <= 2\*\*53"),
+    ],
+)
+def test_apply_rope_on_tensors_refuses_positions_from_2_to_the_53(kwargs, words):
+    """Review P11 for torch tensors: the rows of 2**53 and 2**53 + 1 came back identical."""
+    with pytest.raises(ValueError, match=words):
+        apply_rope(torch.ones(2, 4), **kwargs)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_positional_encoding_keeps_the_input_dtype(dtype):
+    """Review P22: float16 input came back float32 (promotion with the float32 table), unlike RotaryEmbedding
+    and transformers. The sum is taken in the wider dtype and rounded once."""
+    layer = PositionalEncoding(8, 16)
+    x = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(0)).to(dtype)
+    out = layer(x)
+    assert out.dtype == dtype
+    wide = torch.promote_types(dtype, torch.float32)
+    torch.testing.assert_close(out, (x.to(wide) + layer.pe[:, :5].to(wide)).to(dtype), rtol=0, atol=0)
+
+
+def test_positional_encoding_cast_to_float64_keeps_float32_input():
+    layer = PositionalEncoding(8, 16).double()
+    assert layer(torch.zeros(1, 3, 8)).dtype == torch.float32
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_float64_input_is_as_accurate_as_the_tables(layout):
+    """Review P13: the docstring said float64 input "is rotated in float64"; the float32 tables make it
+    float32-accurate (about 1e-7), and only a module cast with .double() is float64-accurate."""
+    x = torch.randn(2, 3, 64, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    exact = torch.from_numpy(apply_rope(x.numpy(), layout=layout))
+    layer = RotaryEmbedding(16, 64, layout=layout)
+    error32 = float((layer(x) - exact).abs().max())
+    assert 1e-9 < error32 < 2.5e-7
+    assert float((layer.double()(x) - exact).abs().max()) < 1e-14
+    doc = " ".join(RotaryEmbedding.__doc__.split())
+    assert "float64 input is rotated in float64 arithmetic but with the float32 tables" in doc
+    assert "float32-accurate (about 1e-7" in doc and "``.double()``, which builds float64 tables" in doc

@@ -137,9 +137,37 @@ def test_buckets_keep_the_shape_and_accept_any_integer_type():
     assert t5_relative_bucket([[-1, 2]]).tolist() == [[1, 18]]
 
 
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_buckets_at_the_ends_of_int64_and_uint64(bidirectional):
+    """Review P12: np.abs(int64 min) stays negative (a negative bucket), and uint64 above 2**63 wrapped
+    to a negative int64 (a key far ahead read as one far behind). Both ends go to the last buckets."""
+    far = {"bidirectional": bidirectional}
+    last_behind = t5_relative_bucket(np.array([-(10**6)]), **far)
+    last_ahead = t5_relative_bucket(np.array([10**6]), **far)
+    info = np.iinfo(np.int64)
+    behind = t5_relative_bucket(np.array([info.min, info.min + 1, -(2**62) - 1]), **far)
+    np.testing.assert_array_equal(behind, np.repeat(last_behind, 3))
+    ahead = t5_relative_bucket(
+        np.array([info.max, 2**63, 2**63 + 5, np.iinfo(np.uint64).max], np.uint64), **far
+    )
+    np.testing.assert_array_equal(ahead, np.repeat(last_ahead, 4))
+    assert behind.min() >= 0 and ahead.max() <= 31
+    assert t5_relative_bucket(np.array([-128], np.int8), **far) == last_behind
+
+
+def test_buckets_of_an_empty_list():
+    empty = t5_relative_bucket([])
+    assert empty.shape == (0,) and empty.dtype == np.int64
+
+
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
+        (
+            lambda: t5_relative_bucket([1], max_distance=2**61 + 1),
+            ValueError,
+            r"max_distance must be <= 2\*\*61",
+        ),
         (lambda: alibi_slopes(0), ValueError, "num_heads must be >= 1"),
         (lambda: alibi_slopes(-3), ValueError, "num_heads must be >= 1"),
         (lambda: alibi_slopes(8.0), TypeError, "num_heads must be an integer"),

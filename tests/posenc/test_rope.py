@@ -203,7 +203,7 @@ def test_cos_sin_table_at_any_offset(num_positions, offset, data):
         ((4, 4), {"offset": -1}, ValueError, "offset must be >= 0"),
         ((4, 4), {"layout": "rotate_half"}, ValueError, r"layout must be one of \('interleaved', 'half'\)"),
         ((4, 4), {"layout": None}, ValueError, "layout must be one of"),
-        ((4, 4), {"base": 0.0}, ValueError, "base must be > 0"),
+        ((4, 4), {"base": 0.0}, ValueError, "base must be > 1"),
         ((4, 4), {"base": math.inf}, ValueError, "base must be finite"),
         ((4, 4), {"frequencies": [1.0]}, ValueError, r"frequencies must have length dim // 2 = 2, got 1"),
         ((4, 4), {"frequencies": [1.0, 0.1, 0.01]}, ValueError, "frequencies must have length"),
@@ -225,7 +225,6 @@ def test_cos_sin_table_at_any_offset(num_positions, offset, data):
         ),
         ((4, 4), {"seq_dim": -1}, ValueError, "seq_dim must name an axis of x before its last"),
         ((4, 4), {"positions": [0, 1, 2, 3], "offset": 1}, ValueError, "give offset or positions, not both"),
-        ((4, 4), {"positions": np.array([0, 1, 2, 2**63], np.uint64)}, ValueError, "positions must be < 2"),
         ((4, 4), {"rotary_dim": 6}, ValueError, "rotary_dim must be <= dim = 4"),
         ((4, 4), {"rotary_dim": 1}, ValueError, "rotary_dim must be even"),
         ((4, 4), {"rotary_dim": 2.0}, TypeError, "rotary_dim must be an integer"),
@@ -235,6 +234,57 @@ def test_cos_sin_table_at_any_offset(num_positions, offset, data):
 def test_bad_input_names_argument_and_rule(x_shape, kwargs, error, words):
     with pytest.raises(error, match=words):
         apply_rope(np.zeros(x_shape), **kwargs)
+
+
+LIMIT = 2**53
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda x: apply_rope(x, positions=[LIMIT - 1, LIMIT]), "positions must be < 2\\*\\*53"),
+        (lambda x: apply_rope(x, positions=[LIMIT, LIMIT + 1]), "positions must be < 2\\*\\*53"),
+        (lambda x: apply_rope(x, positions=np.array([0, 2**63], np.uint64)), "positions must be < 2\\*\\*53"),
+        (
+            lambda x: apply_rope(x, offset=LIMIT - 1),
+            "offset \\+ the number of positions must be <= 2\\*\\*53",
+        ),
+        (lambda x: apply_rope(x, offset=2**64), "offset \\+ the number of positions must be <= 2\\*\\*53"),
+        (lambda x: cos_sin_table(2, [1.0], offset=LIMIT - 1), "offset \\+ the number of positions"),
+        (lambda x: cos_sin_table(0, [1.0], offset=2**63), "offset \\+ the number of positions"),
+    ],
+)
+def test_positions_from_2_to_the_53_are_refused(call, name):
+    """Review P11: float64 angles cannot tell 2**53 from 2**53 + 1: the two rows came back identical
+    (positions= and offset=), and offset >= 2**63 raised a bare OverflowError naming no argument."""
+    with pytest.raises(ValueError, match=name):
+        call(np.ones((2, 4)))
+
+
+def test_the_last_positions_below_2_to_the_53_stay_distinct():
+    x = np.ones((2, 4))
+    rows = apply_rope(x, positions=[LIMIT - 2, LIMIT - 1])
+    assert not np.array_equal(rows[0], rows[1])
+    np.testing.assert_array_equal(apply_rope(x, offset=LIMIT - 2), rows)
+    cos, _ = cos_sin_table(1, [1.0], offset=LIMIT - 1)
+    assert cos.shape == (1, 1)
+
+
+def test_positions_of_an_empty_sequence_and_ragged_positions():
+    """Review P15: positions=[] for an empty sequence reported "dtype float64", and ragged rows NumPy's
+    "inhomogeneous shape", neither naming the rule."""
+    out = apply_rope(np.ones((0, 4)), positions=[])
+    assert out.shape == (0, 4) and out.dtype == np.float64
+    with pytest.raises(ValueError, match="positions must be a rectangular array of integers"):
+        apply_rope(np.ones((2, 1, 3, 4)), positions=[[0, 1], [0, 1, 2]])
+
+
+def test_hf_position_ids_of_one_row_broadcast_over_the_batch():
+    """Review P15 (fixed before): HF's default position_ids, (1, seq_len), serve every sequence."""
+    x = np.random.default_rng(0).normal(size=(2, 3, 5, 8))
+    np.testing.assert_array_equal(
+        apply_rope(x, positions=np.arange(5)[None]), apply_rope(x, positions=np.arange(5))
+    )
 
 
 def test_integer_input_is_rejected():

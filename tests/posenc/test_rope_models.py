@@ -11,17 +11,12 @@ import textwrap
 import numpy as np
 import pytest
 import torch
+from hf_reference import transformers_or_skip
 from rope_configs import CONFIGS
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import posenc
 from posenc.nn import RotaryEmbedding
-
-
-def transformers_or_skip():
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401  (CI must run these, not skip them)
-    return pytest.importorskip("transformers")
 
 
 def inputs(shape, seed=0, dtype=torch.float32):

@@ -76,5 +76,5 @@ def test_bad_input(k, d_model, error, words):
 
 
 def test_bad_base():
-    with pytest.raises(ValueError, match="base must be > 0"):
+    with pytest.raises(ValueError, match="base must be > 1"):
         rotation_matrix(1, 4, base=0)

@@ -1,8 +1,8 @@
 import math
-import os
 
 import numpy as np
 import pytest
+from hf_reference import transformers_or_skip
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -44,9 +44,7 @@ def hf():
     transformers is a pinned test dependency (requirements.txt); readers of the book need not have it, so
     these tests skip without it, except on CI, which must run them.
     """
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401  (fail, do not skip, where the reference must be present)
-    pytest.importorskip("transformers")
+    transformers_or_skip()
     from transformers import LlamaConfig
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
@@ -271,6 +269,55 @@ def test_yarn_attention_factor_with_deepseek_mscale_equals_transformers(hf, s, m
         assert ours == 1.0
 
 
+@pytest.mark.parametrize(
+    ("rope_type", "extra"),
+    [
+        ("linear", {}),
+        ("dynamic", {}),
+        ("yarn", {"original_max_position_embeddings": 4096}),
+        (
+            "llama3",
+            {"original_max_position_embeddings": 4096, "low_freq_factor": 1.0, "high_freq_factor": 4.0},
+        ),
+    ],
+)
+@pytest.mark.parametrize("seq_len", [None, 4096, 10000])
+def test_factor_one_equals_transformers(hf, rope_type, extra, seq_len):
+    """Review P16: HF accepts factor 1 (real configs carry it); posenc gives what HF gives."""
+    theirs, attention = hf(rope_type, 64, base=10000.0, factor=1.0, seq_len=seq_len, **extra)
+    ours = scaled_frequencies(
+        64,
+        1.0,
+        method=rope_type,
+        original_max_position=4096,
+        seq_len=seq_len or 4096,
+        **{k: v for k, v in extra.items() if k.endswith("freq_factor")},
+    )
+    assert_float32_close(ours, theirs, 1.0)
+    if rope_type != "dynamic" or (seq_len or 4096) <= 4096:
+        # No extension: the unscaled frequencies themselves (dynamic NTK's rule still grows beyond L).
+        np.testing.assert_array_equal(ours, frequencies(64))
+    if rope_type == "yarn":
+        assert yarn_attention_factor(1.0) == attention == 1.0
+
+
+def test_factor_one_of_the_attention_factors_is_one():
+    assert yarn_attention_factor(1.0) == 1.0
+    assert yarn_attention_factor(1.0, mscale=0.707, mscale_all_dim=1.0) == 1.0
+    assert longrope_attention_factor(1.0, 4096) == 1.0
+    np.testing.assert_array_equal(scaled_frequencies(8, 1.0, method="ntk"), frequencies(8))
+
+
+@pytest.mark.parametrize(("mscale", "mscale_all_dim"), [(0.0, 0.0), (0, None), (None, 0.0)])
+def test_zero_mscale_is_unset_as_in_transformers(hf, mscale, mscale_all_dim):
+    """Review P16: HF's `if mscale and mscale_all_dim` reads 0 as unset and falls back to 0.1 ln(s) + 1."""
+    fields = {k: v for k, v in {"mscale": mscale, "mscale_all_dim": mscale_all_dim}.items() if v is not None}
+    _, attention = hf("yarn", 64, base=10000.0, factor=4.0, original_max_position_embeddings=4096, **fields)
+    ours = yarn_attention_factor(4.0, mscale=mscale, mscale_all_dim=mscale_all_dim)
+    assert ours == pytest.approx(attention, rel=1e-15)
+    assert ours == yarn_attention_factor(4.0)
+
+
 # ----------------------------------------------------------------------------- properties
 
 
@@ -380,9 +427,9 @@ HALF = [1.0] * 32
 @pytest.mark.parametrize(
     ("kwargs", "error", "words"),
     [
-        ({"factor": 1.0}, ValueError, "factor must be > 1"),
-        ({"factor": 0.5}, ValueError, "factor must be > 1"),
-        ({"factor": -2.0}, ValueError, "factor must be > 1"),
+        ({"factor": 0.999}, ValueError, "factor must be >= 1"),
+        ({"factor": 0.5}, ValueError, "factor must be >= 1"),
+        ({"factor": -2.0}, ValueError, "factor must be >= 1"),
         ({"factor": math.inf}, ValueError, "factor must be finite"),
         ({"factor": math.nan}, ValueError, "factor must be finite"),
         ({"factor": "2"}, TypeError, "factor must be a real number"),
@@ -439,7 +486,7 @@ HALF = [1.0] * 32
         (
             {"method": "yarn", "original_max_position": 4096, "base": 1.0},
             ValueError,
-            r"base must be > 1 for ramp 'code'",
+            r"base must be > 1 \(the frequencies",
         ),
         ({"method": "dynamic", "seq_len": 10}, ValueError, "method 'dynamic' needs original_max_position"),
         (
@@ -542,7 +589,7 @@ HALF = [1.0] * 32
         ({"dim": 0}, ValueError, "dim must be >= 1"),
         ({"dim": 64.0}, TypeError, "dim must be an integer"),
         ({"dim": 2, "method": "ntk"}, ValueError, "dim must be >= 4 for method 'ntk'"),
-        ({"base": 0.0}, ValueError, "base must be > 0"),
+        ({"base": 0.0}, ValueError, "base must be > 1"),
     ],
 )
 def test_bad_input_names_argument_and_rule(kwargs, error, words):
@@ -554,11 +601,17 @@ def test_bad_input_names_argument_and_rule(kwargs, error, words):
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
-        (lambda: yarn_attention_factor(1.0), ValueError, "factor must be > 1"),
+        (lambda: yarn_attention_factor(0.5), ValueError, "factor must be >= 1"),
         (lambda: yarn_attention_factor(4.0, mscale=1.0), ValueError, "mscale and mscale_all_dim go together"),
         (lambda: yarn_attention_factor(4.0, mscale_all_dim=1.0), ValueError, "go together"),
         (
+            # HF would ignore mscale_all_dim here (its `if mscale and mscale_all_dim`); posenc asks.
             lambda: yarn_attention_factor(4.0, mscale=0.0, mscale_all_dim=1.0),
+            ValueError,
+            "give both \\(non-zero\\) or neither",
+        ),
+        (
+            lambda: yarn_attention_factor(4.0, mscale=-1.0, mscale_all_dim=1.0),
             ValueError,
             "mscale must be > 0",
         ),
@@ -567,7 +620,7 @@ def test_bad_input_names_argument_and_rule(kwargs, error, words):
             TypeError,
             "mscale_all_dim must",
         ),
-        (lambda: longrope_attention_factor(1.0, 4096), ValueError, "factor must be > 1"),
+        (lambda: longrope_attention_factor(0.5, 4096), ValueError, "factor must be >= 1"),
         (lambda: longrope_attention_factor(4.0, 1), ValueError, "original_max_position must be >= 2"),
         (lambda: longrope_attention_factor(4.0, 4096.0), TypeError, "original_max_position must be an int"),
     ],
@@ -575,3 +628,23 @@ def test_bad_input_names_argument_and_rule(kwargs, error, words):
 def test_attention_factors_reject_bad_input(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+@pytest.mark.parametrize("base", [0.5, 1.0, 1e-300])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda base: frequencies(4, base=base),
+        lambda base: apply_rope(np.ones((2, 4)), base=base),
+        lambda base: scaled_frequencies(8, 4.0, method="linear", base=base),
+        lambda base: scaled_frequencies(8, 4.0, method="llama3", base=base, original_max_position=4096),
+        lambda base: scaled_frequencies(
+            8, 4.0, method="yarn", ramp="paper", base=base, original_max_position=4096
+        ),
+    ],
+)
+def test_a_base_of_at_most_one_is_refused(call, base):
+    """Review P23: a base below 1 gave frequencies that rise with i (and the paper ramp and llama3 then
+    raised them further), 1 the same frequency for every pair: no RoPE, and no error."""
+    with pytest.raises(ValueError, match=r"base must be > 1 \(the frequencies base \*\* \(-2i/d\) must fall"):
+        call(base)

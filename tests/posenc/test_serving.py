@@ -7,11 +7,12 @@ import itertools
 import numpy as np
 import pytest
 import torch
+from hf_reference import transformers_or_skip
 
 import posenc
 from posenc.serving import KVCache, TinyDecoder, greedy_generate
 
-transformers = pytest.importorskip("transformers")
+transformers = transformers_or_skip()
 
 VOCAB, D, HEADS, LAYERS = 64, 32, 4, 2
 
@@ -208,7 +209,7 @@ def test_nope_and_partial_rotation():
         ({"seed": 0, "nope_layers": [2]}, ValueError, "nope_layers must be layer indices < num_layers = 2"),
         ({"seed": 0, "nope_layers": 1}, TypeError, "nope_layers must be a sequence"),
         ({"seed": 0, "dtype": torch.float16}, TypeError, "dtype must be torch.float32 or torch.float64"),
-        ({"seed": 0, "base": -1.0}, ValueError, "base must be > 0"),
+        ({"seed": 0, "base": -1.0}, ValueError, "base must be > 1"),
         ({"seed": 0, "eps": 0}, ValueError, "eps must be a number"),
         ({"seed": 0, "frequencies": [1.0]}, ValueError, "frequencies must have length dim // 2 = 4"),
     ],

@@ -178,7 +178,7 @@ def rescaled(model: TinyTransformer, recipe: str, *, factor: float = 4.0, origin
     recipe : str
         One of :data:`~posenc.experiment.extension.RECIPES` or :data:`~posenc.experiment.extension.PROBES`.
     factor : float, default 4.0
-        The extension ``s > 1``: 4 reads 64 tokens with a model trained on 16.
+        The extension ``s >= 1``: 4 reads 64 tokens with a model trained on 16.
     original_max_position : int, default 16
         The longest training length ``L``.
 

@@ -149,7 +149,7 @@ class TinyDecoder(nn.Module):
     max_seq_length : int, default 4096
         Positions the rotary tables hold, >= 1: every position must be below it.
     base : float, default 10000.0
-        RoPE base, finite and > 0 (``rope_theta``).
+        RoPE base, finite and > 1 (``rope_theta``).
     frequencies : array_like, optional
         ``rotary_dim // 2`` frequencies to use instead of ``base``, e.g. from
         :func:`posenc.scaled_frequencies`; see also :meth:`set_frequencies`.

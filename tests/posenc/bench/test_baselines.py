@@ -1,10 +1,8 @@
 """posenc.bench.baselines: the published formulas agree with posenc, and the references with both."""
 
-import os
-
 import numpy as np
-import pytest
 import torch
+from hf_reference import transformers_or_skip
 
 from posenc import apply_rope, cos_sin_table, frequencies, sinusoidal_encoding
 from posenc.bench import baselines
@@ -41,9 +39,7 @@ def test_published_tables_repeat_the_posenc_columns():
 
 def test_apply_rotary_pos_emb_is_transformers():
     """The transcription the benchmark times returns what transformers' own function returns."""
-    if os.environ.get("CI") == "true":
-        import transformers  # noqa: F401  (CI must run these, not skip them)
-    pytest.importorskip("transformers")
+    transformers_or_skip()
     from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
     generator = torch.Generator().manual_seed(0)

@@ -84,8 +84,9 @@ def test_bad_rescaling_input_names_the_argument(rope_model):
         rescaled(rope_model, "stretch")
     with pytest.raises(ValueError, match="position='rope'"):
         rescaled(model("nope"), "ntk")
-    with pytest.raises(ValueError, match="factor must be > 1"):
-        rescaled(rope_model, "linear", factor=1.0)
+    # 1 is allowed (no extension, as transformers allows it: review P16); below 1 is not.
+    with pytest.raises(ValueError, match="factor must be >= 1"):
+        rescaled(rope_model, "linear", factor=0.5)
 
 
 def test_the_two_probes_split_position_interpolation_between_them():

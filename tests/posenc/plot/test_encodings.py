@@ -171,7 +171,7 @@ def test_bad_arguments_of_the_new_figures():
         encodings.t5_buckets(span=0)
     with pytest.raises(ValueError, match="max_distance must be larger than the exact range"):
         encodings.t5_buckets(max_distance=8)
-    with pytest.raises(ValueError, match="factor must be > 1"):
-        encodings.scaling_ratios(factor=1.0)
+    with pytest.raises(ValueError, match="factor must be >= 1"):
+        encodings.scaling_ratios(factor=0.5)
     with pytest.raises(ValueError, match="dim must be even"):
         encodings.rope_decay(dim=7)
