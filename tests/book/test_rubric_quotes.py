@@ -2,7 +2,7 @@
 
 assessment.md says that the numbers its rubrics quote are the ones the chapters' cells print. For every
 rubric row of every edition, each measured value it states (a number with two or more decimals, or in
-e-notation, such as 2.1753 or 3.9e-03) must be among the numbers that the cited exercise's solution
+e-notation, such as 2.1753 or 3.9e-03, outside a formula) must be among the numbers that the cited exercise's solution
 cells print, in the same edition. A value the solution does not print, or prints in another form
 ("0.0000000000" where the cell prints ``~1e-16 (< 1e-10)``), fails.
 """
@@ -38,6 +38,7 @@ _CLAIMS = _claims_parity()
 SEPARATORS, read_numbers = _CLAIMS.SEPARATORS, _CLAIMS.read_numbers
 
 MARKER = re.compile(r"\{solution-(start|end)\}[ \t]*(ex-[\w-]+)?")
+MATH = re.compile(r"\$[^$]*\$")
 # How a measured value is written: two or more decimals (after the edition's decimal mark), or an exponent.
 EXPONENT = re.compile(r"\de[-+\u2212]?\d|\d\s*[\u00d7x]\s*10")
 
@@ -71,9 +72,10 @@ def rows(lang: str) -> list[tuple[int, str, str]]:
 def unprinted(criterion: str, printed: str, lang: str) -> list[str]:
     """The measured values of ``criterion`` that are not among the numbers of ``printed``."""
     shown = {value for value, _, _ in read_numbers(printed, "en")}  # code prints 2.5, never 2,5
+    prose = MATH.sub(" ", criterion)  # a formula shows a computation ($257/4 = 64.25$), not a printout
     return [
         written
-        for value, written, _ in read_numbers(criterion, lang)
+        for value, written, _ in read_numbers(prose, lang)
         if (re.search(rf"\{SEPARATORS[lang][1]}\d{{2,}}", written) or EXPONENT.search(written))
         and value not in shown
     ]
@@ -84,6 +86,7 @@ def test_a_value_the_solution_does_not_print_is_found():
     assert unprinted("prints 2.1753, below 1e-10", printed, "en") == []
     assert unprinted("prints as 0.0000000000 (below 1e-10)", printed, "en") == ["0.0000000000"]
     assert unprinted("jaraknya 2,1753 dan 0,156", printed, "id") == ["0,156"]
+    assert unprinted("it becomes $257/4 = 64.25$", printed, "en") == []
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
