@@ -89,7 +89,8 @@ def heatmap(num_positions: int = 64, d_model: int = 128, *, layout: str = "inter
         table = np.hstack([table[:, 0::2], table[:, 1::2]])
     fig, ax = plt.subplots(figsize=(8, 4))
     image = ax.imshow(table, aspect="auto", cmap="RdBu", vmin=-1, vmax=1, interpolation="nearest")
-    fig.colorbar(image, ax=ax, label=text["value"])
+    # A colour bar's short label sits on top, level: a Hangul word turned sideways reads badly.
+    fig.colorbar(image, ax=ax).ax.set_title(text["value"], fontsize="medium")
     if layout == "interleaved":
         ax.set(title=text["heatmap"], xlabel=text["dimension"], ylabel=text["position"])
         return finish(fig)
@@ -276,7 +277,7 @@ def alibi(num_heads: int = 8, seq_len: int = 12, heads=(0, 3, 7), *, causal: boo
         image = ax.imshow(shown, cmap="viridis", vmin=lowest, vmax=0, interpolation="nearest")
         ax.set(title=text["alibi_head"].format(h=h, m=slopes[h]), xlabel=text["key"])
     axes[0, 0].set_ylabel(text["query"])
-    fig.colorbar(image, cax=axes[0, -1], label=text["bias"])
+    fig.colorbar(image, cax=axes[0, -1]).ax.set_title(text["bias"], fontsize="medium")
     fig.suptitle(text["alibi"])
     finish(fig)
     fig.subplots_adjust(top=0.8)  # tight_layout leaves no room for the suptitle above the panel titles

@@ -41,7 +41,7 @@ def _moving_text(lang: str) -> dict:
 
 
 def _number(value: float, text: dict) -> str:
-    """``value`` with the language's thousands separator: 10,000 or 10.000."""
+    """``value`` with the language's thousands separator: 10,000, or 10000 in Indonesian."""
     return f"{value:,.0f}".replace(",", text["thousands"]) if value >= 1000 else f"{value:g}"
 
 
@@ -333,7 +333,7 @@ def base_slider(d_model: int = 128, max_offset: int = 100, *, bases=BASES, base:
         "yaxis": _axis(text["wavelength"], type="log", range=[0, 7], domain=[0.58, 1], anchor="x"),
         "xaxis2": _axis(text["offset"], domain=[0, 1], anchor="y2"),
         "yaxis2": _axis(text["dot"], range=[-15, d_model // 2 + 5], domain=[0, 0.4], anchor="x2"),
-        "sliders": [_slider(steps, active, "b = ")],
+        "sliders": [_slider(steps, active, f"{text['base_label']} = ")],
     }
     low, high = _number(min(bases), text), _number(max(bases), text)
     return InteractiveFigure(
@@ -401,7 +401,7 @@ def rope_slider(
         "margin": {"l": 70, "r": 20, "t": 80, "b": _AXIS_SPACE + SLIDER_SPACE},
         "xaxis": _axis(text["distance"], range=[0, max_distance]),
         "yaxis": _axis(text["bound"], range=[0, (dim // 2 + 1) / 2 + 1.5]),
-        "sliders": [_slider(steps, active, "b = ")],
+        "sliders": [_slider(steps, active, f"{text['base_label']} = ")],
     }
     low, high = _number(min(bases), text), _number(max(bases), text)
     return InteractiveFigure(
