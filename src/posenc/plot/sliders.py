@@ -41,7 +41,7 @@ def _moving_text(lang: str) -> dict:
 
 
 def _number(value: float, text: dict) -> str:
-    """``value`` with the language's thousands separator: 10,000, or 10000 in Indonesian."""
+    """``value`` with the language's thousands separator: 10,000; in Indonesian a narrow space."""
     return f"{value:,.0f}".replace(",", text["thousands"]) if value >= 1000 else f"{value:g}"
 
 
@@ -219,7 +219,7 @@ def rotation_slider(
         for n, i in enumerate(pairs):
             x += [[0.0, *rounded(sin[k : k + 1, n], decimals=4)], [0.0]]
             y += [[0.0, *rounded(cos[k : k + 1, n], decimals=4)], [-1.12]]
-            labels += [[], [f"k·ω<sub>{i}</sub> = {k * omega[n]:.2f} rad"]]
+            labels += [[], [f"Δ·ω<sub>{i}</sub> = {k * omega[n]:.2f} rad"]]
         steps.append(
             {"label": str(k), "method": "restyle", "args": [{"x": x, "y": y, "text": labels}, moving]}
         )

@@ -27,7 +27,7 @@ def test_rotation_slider_moves_pe_of_pos_plus_k():
         for i, trace in zip((0, 3), hands, strict=True):
             assert x[trace][1] == pytest.approx(table[4 + k, 2 * i], abs=5e-5)
             assert y[trace][1] == pytest.approx(table[4 + k, 2 * i + 1], abs=5e-5)
-            assert text[trace + 1] == [f"k·ω<sub>{i}</sub> = {k * omega[i]:.2f} rad"]
+            assert text[trace + 1] == [f"Δ·ω<sub>{i}</sub> = {k * omega[i]:.2f} rad"]
     # The fixed hand points at PE(pos).
     assert figure.data[1]["x"][1] == pytest.approx(table[4, 0], abs=5e-5)
 
@@ -41,7 +41,8 @@ def test_base_slider_draws_wavelengths_and_dot_products_for_every_base():
         table = sinusoidal_encoding(21, 32, base=base)
         np.testing.assert_allclose(y[3], table @ table[0], atol=5e-4)
     assert [step["label"] for step in figure.steps] == ["100", "10,000"]
-    assert [step["label"] for step in sliders.base_slider(lang="id").steps][-1] == "500000"  # no separator: "500.000" would read as 500 in id
+    # SI's narrow space: "500.000" would read as 500 in Indonesian.
+    assert [step["label"] for step in sliders.base_slider(lang="id").steps][-1] == "500\u202f000"
 
 
 def test_rope_slider_draws_the_bound_for_every_base():
