@@ -3,8 +3,8 @@
 assessment.md says that the numbers its rubrics quote are the ones the chapters' cells print. For every
 rubric row of every edition, each measured value it states (a number with two or more decimals, or in
 e-notation, such as 2.1753 or 3.9e-03, outside a formula) must be among the numbers that the cited
-exercise's solution cells print, in the same edition. A value the solution does not print, or prints in another form
-("0.0000000000" where the cell prints ``~1e-16 (< 1e-10)``), fails.
+exercise's solution cells print, in the same edition. A value the solution does not print, or prints
+in another form ("0.0000000000" where the cell prints ``~1e-16 (< 1e-10)``), fails.
 """
 
 from __future__ import annotations
