@@ -241,17 +241,19 @@ def rope_decay(dim: int = 128, max_distance: int = 256, *, base: float = 10000.0
 
 
 def alibi(num_heads: int = 8, seq_len: int = 12, heads=(0, 3, 7), *, causal: bool = True, lang: str = "en"):
-    """ALiBi's bias matrices ``-m_h |i - j|`` for a few heads ``h``, side by side.
+    """ALiBi's bias matrices ``-μ_h |m - n|`` for a few heads, side by side.
 
-    With ``causal=True`` the keys after the query (``j > i``), which a causal
-    model masks, are left blank.
+    ``heads`` are indices into :func:`posenc.alibi_bias`'s heads, from 0; the titles
+    count heads from 1, as the book does (index 0 is head 1, slope ``μ_1``). With
+    ``causal=True`` the keys after the query (``n > m``), which a causal model masks,
+    are left blank.
 
     Examples
     --------
     >>> from posenc.plot.encodings import alibi
     >>> fig = alibi(num_heads=8, seq_len=6, heads=(0, 7))
     >>> [ax.get_title() for ax in fig.axes[:2]]  # one panel per head, then the colour bar
-    ['head 0, slope $m = 0.5$', 'head 7, slope $m = 0.003906$']
+    ['head 1, slope $\\\\mu_{1} = 0.5$', 'head 8, slope $\\\\mu_{8} = 0.003906$']
     """
     text = _labels(lang)
     bias = alibi_bias(num_heads, seq_len)
@@ -275,7 +277,7 @@ def alibi(num_heads: int = 8, seq_len: int = 12, heads=(0, 3, 7), *, causal: boo
         if causal:
             shown[np.triu_indices(seq_len, 1)] = np.nan
         image = ax.imshow(shown, cmap="viridis", vmin=lowest, vmax=0, interpolation="nearest")
-        ax.set(title=text["alibi_head"].format(h=h, m=slopes[h]), xlabel=text["key"])
+        ax.set(title=text["alibi_head"].format(h=h + 1, m=slopes[h]), xlabel=text["key"])
     axes[0, 0].set_ylabel(text["query"])
     fig.colorbar(image, cax=axes[0, -1]).ax.set_title(text["bias"], fontsize="medium")
     fig.suptitle(text["alibi"])

@@ -137,8 +137,8 @@ def test_alibi_draws_the_chosen_heads_with_the_future_masked():
         np.testing.assert_array_equal(np.asarray(shown)[lower], bias[h][lower])
         # Keys after the query are masked (blank), as a causal model masks them.
         assert np.ma.getmaskarray(shown)[np.triu_indices(6, 1)].all()
-    # Head 11 of 12 has the paper's slope 2**-3.5, the fourth of the extra slopes.
-    assert "m = 0.08839" in fig.axes[1].get_title()
+    # Index 11, head 12 of 12, has the paper's slope 2**-3.5, the fourth of the extra slopes.
+    assert fig.axes[1].get_title() == "head 12, slope $\\mu_{12} = 0.08839$"
     full = encodings.alibi(num_heads=4, seq_len=5, heads=(1,), causal=False).axes[0].images[0].get_array()
     np.testing.assert_array_equal(full, alibi_bias(4, 5)[1])
 
