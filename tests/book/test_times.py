@@ -11,8 +11,7 @@ import nbformat
 import pytest
 from course_kit import course
 from posenc_book.paths import BOOK
-from posenc_book.times import OPTIONAL, chapter_minutes, core, headings, words
-from posenc_book.words import message
+from posenc_book.times import OPTIONAL, chapter_minutes, core, headings, marker, words
 
 from posenc.words import LANGUAGES
 
@@ -91,16 +90,15 @@ def test_the_course_data_holds_the_time_the_rule_gives(path):
 def test_optional_sections_are_the_same_cells_in_every_edition_and_say_so_in_their_heading(path):
     tagged = {}
     for lang in LANGUAGES:
-        marker = message("notebook.optional", lang)
         cells = nbformat.read(BOOK / lang / path.name, as_version=4).cells
         tagged[lang] = [i for i, cell in enumerate(cells) if OPTIONAL in cell.metadata.get("tags", [])]
         for i, cell in enumerate(cells):
             if cell.cell_type != "markdown":
                 continue
             titles = [line for line in cell.source.splitlines() if line.startswith("#")]
-            marked = any(title.rstrip().endswith(marker) for title in titles)
+            marked = any(title.rstrip().endswith(marker(lang)) for title in titles)
             assert marked == (i in tagged[lang]), (
-                f"{lang}/{path.name} cell {i}: a heading ends with {marker!r} exactly when the cell is"
+                f"{lang}/{path.name} cell {i}: a heading ends with {marker(lang)!r} exactly when the cell is"
                 f" tagged {OPTIONAL!r}"
             )
     assert tagged["id"] == tagged["en"] == tagged["ko"]

@@ -26,6 +26,7 @@ import nbformat
 
 from posenc_book.handouts.strip import strip_solutions
 from posenc_book.paths import BOOK
+from posenc_book.words import message
 
 WORDS_PER_MINUTE = 120
 MINUTES_PER_CODE_CELL = 1
@@ -63,6 +64,11 @@ class Core:
     @property
     def minutes(self) -> int:
         return 5 * math.ceil(self.exact / 5)
+
+
+def marker(lang: str) -> str:
+    """How an optional section's heading ends in ``lang``: "(optional)", "(opsional)", "(선택)"."""
+    return message("notebook.optional", lang)
 
 
 def words(markdown: str) -> int:

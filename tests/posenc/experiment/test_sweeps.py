@@ -36,7 +36,7 @@ def test_to_results_summarises_runs_over_seeds():
     summary = R.format_summary(to_results(runs))
     values = [runs[0].accuracy[16], runs[1].accuracy[16]]
     assert summary.splitlines()[0] == "order (main, 2 steps, seeds 0, 1)"
-    assert summary.splitlines()[2].split()[1] == f"{100 * sum(values) / 2:.0f}"
+    assert summary.splitlines()[3].split()[1] == f"{100 * sum(values) / 2:.0f}"
     with pytest.raises(TypeError, match="RunResult"):
         to_results([object()])
     with pytest.raises(ValueError, match="at least one"):
