@@ -11,12 +11,13 @@ __all__ = ["rotation_matrix"]
 
 
 def rotation_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """Block-diagonal matrix ``T(k)`` with ``PE[pos + k] = T(k) @ PE[pos]``.
+    """Block-diagonal matrix ``T(Δ)`` with ``PE[pos + Δ] = T(Δ) @ PE[pos]``, for the offset ``Δ = k``.
 
     Parameters
     ----------
     k : float
-        Offset in positions; may be negative or fractional, must be finite.
+        The offset Δ, in positions (the book's letter; ``k`` names a key there); may be
+        negative or fractional, must be finite.
     d_model : int
         Width of the encoding; a positive even integer.
     base : float, default 10000.0
@@ -26,7 +27,7 @@ def rotation_matrix(k: float, d_model: int, base: float = 10000.0) -> np.ndarray
     -------
     numpy.ndarray
         Float64 array of shape ``(d_model, d_model)``. Block ``i`` (rows and
-        columns ``2i, 2i + 1``) is ``[[cos k w_i, sin k w_i], [-sin k w_i, cos k w_i]]``;
+        columns ``2i, 2i + 1``) is ``[[cos Δω_i, sin Δω_i], [-sin Δω_i, cos Δω_i]]``;
         every other entry is zero. It does not depend on ``pos``.
 
     Examples
