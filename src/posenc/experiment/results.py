@@ -550,7 +550,7 @@ def format_summary(
     """A text table: per variant (or recipe) and length, the mean and the range over the seeds, and the band.
 
     Cells read ``mean [min-max] mark``: the mean in whole percent, the lowest and
-    highest seed to a tenth of a point, and the band's mark (:data:`MARKS`), which a
+    highest seed to a tenth of a point, and the band's mark (``MARKS``), which a
     line under the title names: ``✓ solved, ~ mixed, ✗ failed``. A mark, not the band's
     word, keeps a row within 88 columns in every language (a line of a notebook's page).
     In the two rescaling studies the rows are the recipes; elsewhere they are the variants.
