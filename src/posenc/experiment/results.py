@@ -239,7 +239,7 @@ def load(path=RESULTS_FILE) -> Results:
 
 
 # The mark of each band in :func:`format_summary`'s cells.
-MARKS = {"solved": "\u2713", "mixed": "~", "failed": "\u2717"}
+MARKS = {"solved": "\u2713", "mixed": "~", "failed": "\u00d7"}
 
 
 def band(accuracies: Iterable) -> str:
@@ -551,7 +551,7 @@ def format_summary(
 
     Cells read ``mean [min-max] mark``: the mean in whole percent, the lowest and
     highest seed to a tenth of a point, and the band's mark (``MARKS``), which a
-    line under the title names: ``✓ solved, ~ mixed, ✗ failed``. A mark, not the band's
+    line under the title names: ``✓ solved, ~ mixed, × failed``. A mark, not the band's
     word, keeps a row within 88 columns in every language (a line of a notebook's page).
     In the two rescaling studies the rows are the recipes; elsewhere they are the variants.
 
@@ -579,9 +579,9 @@ def format_summary(
     >>> from posenc.experiment.results import format_summary, load
     >>> print(format_summary(load(), task="order"))  # doctest: +ELLIPSIS
     order (main, 600 steps, seeds 0, 1, 2, 3, 4)
-      ✓ solved, ~ mixed, ✗ failed
+      ✓ solved, ~ mixed, × failed
       position                     16                   32                   64
-      none           49 [48.0-50.2] ✗     48 [46.8-50.6] ✗     49 [47.2-50.6] ✗
+      none           49 [48.0-50.2] ×     48 [46.8-50.6] ×     49 [47.2-50.6] ×
       nope         100 [99.6-100.0] ✓   100 [99.6-100.0] ✓     99 [98.8-99.4] ✓
     ...
       learned     100 [100.0-100.0] ✓                   --                   --

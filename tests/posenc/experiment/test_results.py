@@ -210,7 +210,7 @@ def test_format_summary_gives_mean_range_and_band():
     table = R.format_summary(results(record(seed=0, right=((250, 250), (225, 250))), record(seed=1)))
     lines = table.splitlines()
     assert lines[0] == "relative (main, 600 steps, seeds 0, 1)"
-    assert lines[1] == "  \u2713 solved, ~ mixed, \u2717 failed"
+    assert lines[1] == "  \u2713 solved, ~ mixed, \u00d7 failed"
     assert lines[2].split() == ["position", "16", "32", "64"]
     # seeds at 95 % and 88 %: mean 91.5 % (rounds to 92), one seed below 90 %, so "mixed": ~
     assert lines[3].split()[:4] == ["rope", "92", "[88.0-95.0]", "~"]
