@@ -199,7 +199,7 @@ class ResultsTable:
     >>> table
     <results table: 6 variants, 6 columns>
     >>> table.title, table.length
-    ('Akurasi uji (%): rerata atas seed [terendah-tertinggi]', 'panjang uji (token)')
+    ('Akurasi uji (%): rata-rata atas seed [terendah-tertinggi]', 'panjang uji (token)')
     >>> sorted(table._repr_mimebundle_())  # what a notebook stores
     ['image/png', 'text/html', 'text/plain']
     """
