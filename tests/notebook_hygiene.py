@@ -30,13 +30,18 @@ def text_of(output) -> str:
     return "\n".join(value for key, value in output.get("data", {}).items() if key.startswith("text/"))
 
 
+# What a reader sees in place of an output's text/plain.
+SHOWN_INSTEAD = {"text/html", "image/png", "image/svg+xml", "application/json"}
+
+
 def printed_lines(output) -> list[str]:
-    """The lines an output prints as plain text: stream text, or text/plain where no HTML or image stands
-    in for it. A traceback is the library's, and is left out."""
+    """The lines an output prints as plain text: stream text, or text/plain where no HTML, image or JSON
+    stands in for it (a reader sees the table, the figure or the widget). A traceback is the library's, and
+    is left out."""
     if output.output_type == "stream":
         return output.text.splitlines()
     data = output.get("data", {})
-    if output.output_type == "error" or {"text/html", "image/png", "image/svg+xml"} & set(data):
+    if output.output_type == "error" or SHOWN_INSTEAD & set(data):
         return []
     return data.get("text/plain", "").splitlines()
 

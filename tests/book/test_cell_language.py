@@ -28,6 +28,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, when run as a script
 from book_files import BOOK
 from IPython.core.inputtransformer2 import TransformerManager
+from notebook_hygiene import printed_lines as output_lines
 
 from posenc.words import LANGUAGES
 
@@ -66,16 +67,8 @@ def printed_lines(cell) -> list[str]:
     """
     if "getsource(" in cell.source:
         return []
-    lines = []
-    for output in cell.get("outputs", []):
-        if output.output_type == "stream":
-            text = output.text
-        elif "data" in output and not {"text/html", "image/png", "application/json"} & set(output.data):
-            text = output.data.get("text/plain", "")
-        else:
-            continue
-        lines += [line for line in text.splitlines() if WORD.search(line) or HANGUL.search(line)]
-    return lines
+    lines = [line for output in cell.get("outputs", []) for line in output_lines(output)]
+    return [line for line in lines if WORD.search(line) or HANGUL.search(line)]
 
 
 def measure(lang: str) -> dict[str, tuple[int, int]]:

@@ -9,33 +9,17 @@ in another form ("0.0000000000" where the cell prints ``~1e-16 (< 1e-10)``), fai
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from functools import cache
-from pathlib import Path
 
 import nbformat
 import pytest
 from book_files import BOOK
 from course_kit import RUBRIC_ROW, page
 from notebook_hygiene import text_of
+from prose_numbers import SEPARATORS, read_numbers
 
 from posenc.words import LANGUAGES
-
-
-def _claims_parity():
-    # The numbers of prose are read as test_claims_parity.py reads them (separators of each edition,
-    # e-notation, x 10^k); pytest's importlib mode does not put test modules on the path.
-    path = Path(__file__).with_name("test_claims_parity.py")
-    spec = importlib.util.spec_from_file_location("claims_parity", path)
-    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)  # its dataclasses look it up
-    spec.loader.exec_module(module)
-    return module
-
-
-_CLAIMS = _claims_parity()
-SEPARATORS, read_numbers = _CLAIMS.SEPARATORS, _CLAIMS.read_numbers
 
 MARKER = re.compile(r"\{solution-(start|end)\}[ \t]*(ex-[\w-]+)?")
 MATH = re.compile(r"\$[^$]*\$")
