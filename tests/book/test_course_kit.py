@@ -7,6 +7,8 @@ the editions match each other.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 from course_kit import (
@@ -199,3 +201,11 @@ def test_capstone_example_trains_the_model_it_defines():
     built_in = experiment.run("relative", "alibi")
     assert result.accuracy == built_in.accuracy and result.curve == built_in.curve
     assert isinstance(result.model, namespace["HandMadeAlibi"]) and isinstance(result.model, torch.nn.Module)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_landing_page_states_each_chapter_time_from_the_course_data(lang):
+    # The landing page's table of chapters once kept its own minutes, which drifted from the boxes.
+    rows = [line for line in page(lang, "index").splitlines() if re.match(r"\| \d\. \{ref\}", line)]
+    assert [substituted(row) for row in rows] == [[f"alone_{n}"] for n in NUMBERS]
+    assert "{{" not in rendered("\n".join(rows), lang)
