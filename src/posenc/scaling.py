@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the types of the annotations, for checkers only
     from numpy.typing import ArrayLike
 
 __all__ = [
+    "DYNAMIC_RULES",
     "SCALING_METHODS",
     "YARN_RAMPS",
     "longrope_attention_factor",
@@ -38,6 +39,9 @@ __all__ = [
 
 SCALING_METHODS = ("linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
 """The context-extension methods of :func:`posenc.scaled_frequencies`, named as transformers' rope_type."""
+
+DYNAMIC_RULES = ("hf", "yarn")
+"""The two rules of dynamic scaling: transformers' slope ``s * n / L - (s - 1)`` and YaRN's ``n / L``."""
 
 YARN_RAMPS = ("code", "paper")
 """The two readings of YaRN's ramp: the reference code's (``"code"``, as transformers) and the paper's."""
@@ -99,6 +103,7 @@ def scaled_frequencies(
     high_freq_factor: float = 4.0,
     short_factor: ArrayLike | None = None,
     long_factor: ArrayLike | None = None,
+    dynamic_rule: str = "hf",
 ) -> np.ndarray:
     """RoPE frequencies rewritten to extend the context ``factor`` times.
 
@@ -152,6 +157,12 @@ def scaled_frequencies(
         ``"longrope"``: ``dim // 2`` finite numbers > 0 that divide
         ``theta_i``, the short ones for ``seq_len <= L`` and the long ones
         beyond (Phi-3's ``config.json``). Both are required.
+    dynamic_rule : {"hf", "yarn"}, default "hf"
+        ``"dynamic"``: how the current length sets the effective ``s``, see
+        Notes. ``"hf"`` is transformers' (and every ``rope_type: dynamic``
+        config's) rule, in which ``factor`` is a slope; ``"yarn"`` is the YaRN
+        paper's (section 3.3), ``max(1, seq_len / L)``, which does not use
+        ``factor``.
 
     Returns
     -------
@@ -173,11 +184,21 @@ def scaled_frequencies(
     ``"ntk"``: NTK-aware scaling, a larger base,
     ``theta'_i = (base * s ** (dim / (dim - 2))) ** (-2 i / dim)``.
 
-    ``"dynamic"``: dynamic NTK. The same with ``s`` replaced by
-    ``s * seq_len / L - (s - 1)``, which is 1 at ``seq_len = L`` and grows by
-    ``s`` with every further ``L`` positions; for ``seq_len <= L`` the frequencies are the unscaled
-    ``theta_i``. They change with the sequence length, so a KV cache must hold
-    the keys before the rotation (YaRN, section 3.3).
+    ``"dynamic"``: dynamic NTK, the same with ``s`` replaced by an effective
+    ``s`` that grows with the current length; for ``seq_len <= L`` the
+    frequencies are the unscaled ``theta_i``. Two rules go by this name:
+
+    - ``dynamic_rule="hf"``: ``s * seq_len / L - (s - 1)``, emozilla's rule
+      that transformers implements. It is 1 at ``seq_len = L`` and grows by
+      ``s`` with every further ``L`` positions: ``factor`` is a slope, and at
+      ``4 L`` with ``s = 4`` the effective ``s`` is 13.
+    - ``dynamic_rule="yarn"``: ``max(1, seq_len / L)``, the rule of the YaRN
+      paper (section 3.3) and its reference code: the extension ratio
+      itself, 4 at ``4 L``.
+
+    The frequencies change with the sequence length. YaRN (section 3.3)
+    therefore caches keys before the rotation; transformers' cache holds them
+    rotated, so earlier keys keep the frequencies they were rotated with.
 
     ``"yarn"``: YaRN's "NTK-by-parts" (Peng et al., 2023). It counts the turns
     of pair ``i`` within the trained context, ``r_i = L * theta_i / (2 pi)``,
@@ -219,6 +240,18 @@ def scaled_frequencies(
     >>> scaled_frequencies(4, 2.0, method="dynamic", original_max_position=100, seq_len=125)
     array([1.        , 0.00666667])
 
+    The two dynamic rules at four times the trained length with ``s = 4``:
+    the effective ``s`` is 13 (transformers) or 4 (YaRN). With ``dim = 4``
+    the base grows by ``s ** 2``, which divides the slow pair's frequency by ``s``.
+
+    >>> for rule in DYNAMIC_RULES:
+    ...     slow = scaled_frequencies(
+    ...         4, 4.0, method="dynamic", original_max_position=100, seq_len=400, dynamic_rule=rule
+    ...     )[1]
+    ...     print(rule, round(float(0.01 / slow), 6))
+    hf 13.0
+    yarn 4.0
+
     Llama 3.1 8B (``rope_theta`` 500,000, head dimension 128): the fast pairs
     are kept, the slow ones divided by 8.
 
@@ -254,10 +287,10 @@ def scaled_frequencies(
             seq_len = check_int(
                 "seq_len", _needs(method, "seq_len", seq_len, "the current length"), minimum=1
             )
-            if seq_len <= length:
+            factor = _dynamic_factor(dynamic_rule, factor, seq_len, length)
+            if factor == 1:
                 # HF clamps seq_len to L, which makes the new base exactly the old one.
                 return theta
-            factor = factor * seq_len / length - (factor - 1)
         scaled_base = base * factor ** (dim / (dim - 2))
         return scaled_base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)
 
@@ -280,6 +313,17 @@ def scaled_frequencies(
     seq_len = check_int("seq_len", _needs(method, "seq_len", seq_len, "the current length"), minimum=1)
     # HF: the long factors as soon as the sequence is longer than the trained context.
     return theta / (long if seq_len > length else short)
+
+
+def _dynamic_factor(rule, factor: float, seq_len: int, length: int) -> float:
+    """The effective ``s`` of dynamic scaling at ``seq_len`` (1 up to the trained length ``length``)."""
+    if not isinstance(rule, str) or rule not in DYNAMIC_RULES:
+        raise ValueError(f"dynamic_rule must be one of {DYNAMIC_RULES}, got {rule!r}")
+    if seq_len <= length:
+        return 1.0
+    if rule == "yarn":
+        return seq_len / length
+    return factor * seq_len / length - (factor - 1)
 
 
 def _trained_length(method: str, original_max_position, *, minimum: int = 1) -> int:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from posenc import apply_rope, frequencies, scaled_frequencies, yarn_attention_factor
-from posenc.scaling import SCALING_METHODS, YARN_RAMPS, longrope_attention_factor
+from posenc.scaling import DYNAMIC_RULES, SCALING_METHODS, YARN_RAMPS, longrope_attention_factor
 
 dims = st.integers(2, 128).map(lambda half: 2 * half)
 factors = st.floats(1.01, 64.0)
@@ -91,6 +91,32 @@ def test_dynamic_is_ntk_at_twice_the_length():
     # s * seq_len / L - (s - 1) = s when seq_len / L = 2 - 1 / s: dynamic NTK meets static NTK there.
     ours = scaled_frequencies(128, 4.0, method="dynamic", original_max_position=1000, seq_len=1750)
     np.testing.assert_allclose(ours, scaled_frequencies(128, 4.0, method="ntk"), rtol=1e-14)
+
+
+@pytest.mark.parametrize("s", [1.0, 2.0, 4.0, 16.0])
+@pytest.mark.parametrize("times", [0.5, 1.0, 1.25, 4.0, 10.0])
+def test_the_yarn_dynamic_rule_is_ntk_at_the_extension_ratio(s, times):
+    # YaRN's section 3.3: s = max(1, l'/L), whatever the config's factor; tech review P1.
+    length = 1000
+    seq_len = int(times * length)
+    ours = scaled_frequencies(
+        64, s, method="dynamic", original_max_position=length, seq_len=seq_len, dynamic_rule="yarn"
+    )
+    expected = scaled_frequencies(64, max(1.0, seq_len / length), method="ntk")
+    np.testing.assert_allclose(ours, expected, rtol=1e-14)
+
+
+def test_the_two_dynamic_rules_differ_as_the_review_computed():
+    # At 4 L with s = 4: an effective s of 13 (transformers' slope) against 4 (YaRN's ratio).
+    def effective(rule):
+        slow = scaled_frequencies(
+            4, 4.0, method="dynamic", original_max_position=100, seq_len=400, dynamic_rule=rule
+        )[1]
+        return 0.01 / slow  # dim 4: the base grows by s ** 2, the slow pair (0.01) shrinks by s
+
+    assert effective("hf") == pytest.approx(13.0, rel=1e-12)
+    assert effective("yarn") == pytest.approx(4.0, rel=1e-12)
+    assert DYNAMIC_RULES == ("hf", "yarn")
 
 
 YARN_CONFIGS = [
@@ -505,6 +531,11 @@ HALF = [1.0] * 32
             "seq_len must be an integer",
         ),
         ({"method": "dynamic", "dim": 2}, ValueError, "dim must be >= 4 for method 'dynamic'"),
+        (
+            {"method": "dynamic", "original_max_position": 4096, "seq_len": 10, "dynamic_rule": "HF"},
+            ValueError,
+            r"dynamic_rule must be one of \('hf', 'yarn'\), got 'HF'",
+        ),
         ({"method": "llama3"}, ValueError, "method 'llama3' needs original_max_position"),
         (
             {"method": "llama3", "original_max_position": 8192, "low_freq_factor": 5.0},
