@@ -216,6 +216,17 @@ def scaled_frequencies(
     the first to 0 at the second (HF adds 0.001 to the second if they are
     equal). YaRN also scales the logits, see :func:`yarn_attention_factor`.
 
+    The code ramp inherits one quirk from the reference code and transformers,
+    kept here for parity. When the index where ``r_i = beta_fast`` lies
+    beyond ``dim - 1`` (``L > 2 pi beta_fast base ** (2 (dim - 1) / dim)``:
+    the slowest pair then turns more than ``beta_fast * base`` times, for
+    example 35,077 times with ``dim`` 128, base 500 and ``L = 10**8``), the
+    clipped ends cross (``low > dim - 1 = high``), the ramp's slope changes
+    sign, and every pair is divided by ``s``: the opposite of "fast pairs are
+    unchanged". No published checkpoint is near this (with base 10,000 and
+    ``dim`` 128 it needs ``L`` above about ``1.7 * 10**10``); ``ramp="paper"``
+    keeps every pair there.
+
     ``"llama3"``: Llama 3.1's scaling, with wavelengths ``lambda_i = 2 pi /
     theta_i``: ``theta_i`` where ``lambda_i < L / high_freq_factor``,
     ``theta_i / s`` where ``lambda_i > L / low_freq_factor``, and in between

@@ -119,6 +119,23 @@ def test_the_two_dynamic_rules_differ_as_the_review_computed():
     assert DYNAMIC_RULES == ("hf", "yarn")
 
 
+@pytest.mark.parametrize(
+    ("base", "length", "flipped"), [(500.0, 10**8, True), (1e4, 10**10, False), (1e4, 3 * 10**10, True)]
+)
+def test_the_code_ramp_flips_where_the_docstring_says(hf, base, length, flipped):
+    # Tech review P10: past L = 2 pi beta_fast base ** (2 (dim - 1) / dim), the reference code, HF and
+    # posenc divide every pair by s; the paper ramp keeps them all. posenc keeps HF's behaviour.
+    dim, s = 128, 8.0
+    assert (length > 2 * math.pi * 32.0 * base ** (2 * (dim - 1) / dim)) == flipped
+    theta = frequencies(dim, base)
+    code = scaled_frequencies(dim, s, method="yarn", base=base, original_max_position=length)
+    paper = scaled_frequencies(dim, s, method="yarn", base=base, original_max_position=length, ramp="paper")
+    np.testing.assert_allclose(code / theta, 1 / s if flipped else 1.0, rtol=1e-12)
+    np.testing.assert_allclose(paper, theta, rtol=1e-12)
+    theirs, _ = hf("yarn", dim, base=base, factor=s, original_max_position_embeddings=length)
+    assert_float32_close(code, theirs, s)
+
+
 YARN_CONFIGS = [
     # dim, base, s, L, beta_fast, beta_slow
     (128, 10000.0, 8.0, 4096, 32.0, 1.0),  # the chapter's example
