@@ -21,6 +21,7 @@ from posenc.words import translator
 
 __all__ = [
     "AVX2_FILE",
+    "BAND_MARGIN",
     "FAILED_BELOW",
     "RESULTS_FILE",
     "SOLVED_AT",
@@ -62,6 +63,17 @@ PyTorch) moves a trained model's accuracy wherever it is not 50 % or 100 %. The 
 NumPy, PyTorch, MKL and oneDNN limited to AVX2 on an AVX-512 machine (:data:`AVX2_FILE`); the largest moves
 it showed were about half of these figures (tests/posenc/experiment/test_results.py reads both files and
 checks it). On the machine that made the file a re-run gives the same numbers exactly.
+"""
+
+BAND_MARGIN = 0.03
+"""How close to its threshold a band's deciding seed may lie and still change band in a re-run.
+
+:func:`compare` requires every band (:func:`band`) of the file to come out the same, unless the seed
+that decides it lies within this margin of :data:`SOLVED_AT` or :data:`FAILED_BELOW` in the file (the
+lowest seed for 90 %, the highest for 65 %). 12 of the file's 152 bands are that close. The chapter
+states its conclusions as bands, so this check protects them more tightly than :data:`TOLERANCE`
+does: in the AVX2-only re-run (:data:`AVX2_FILE`), 1 band of 152 changed, and its deciding seed was
+0.2 points from 65 %.
 """
 
 AVX2_FILE = RESULTS_FILE.with_name("experiment_results_avx2.json")
@@ -335,7 +347,8 @@ def compare(expected: Results, actual: Results, *, tolerance: dict | None = None
     steps). ``tolerance`` (default :data:`TOLERANCE`) bounds the move of each
     seed's accuracy and curve point (``"seed"``), of each mean over the seeds
     and of the mean curve (``"mean"``), and of each label's pooled share
-    (``"label"``).
+    (``"label"``). Every band must also stay the same, except where its
+    deciding seed lies within :data:`BAND_MARGIN` of the band's threshold.
 
     Parameters
     ----------
@@ -406,7 +419,18 @@ def _compare_group(group: tuple, old: list[Record], new: list[Record], limit: di
         problems += _seed_moves(old, new, length, limit)
         problems += _mean_move(group, old, new, length, limit)
         problems += _label_moves(group, old, new, length, limit)
+        problems += _band_change(group, old, new, length)
     return problems + _curve_moves(group, old, new, limit)
+
+
+def _band_change(group: tuple, old: list[Record], new: list[Record], length: int) -> list[str]:
+    """A band that changed, where the file's deciding seed is not within :data:`BAND_MARGIN` of the edge."""
+    before, after = ([r.accuracy(length) for r in runs] for runs in (old, new))
+    if band(before) == band(after):
+        return []
+    if abs(min(before) - SOLVED_AT) < BAND_MARGIN or abs(max(before) - FAILED_BELOW) < BAND_MARGIN:
+        return []  # the file's own deciding seed sits at the threshold
+    return [f"{group} at {length}, band: {band(before)} -> {band(after)}"]
 
 
 def _shape_mismatch(a: Record, b: Record) -> str | None:
