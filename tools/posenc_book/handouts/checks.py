@@ -206,6 +206,34 @@ def wrong_checked_layer(*, PositionalEncoding):
     return {"CheckedPositionalEncoding": CheckedPositionalEncoding}
 
 
+# 04 PyTorch: how much longer scaled token vectors start than positional ones, and the std that balances them.
+def check_balanced_std(scaled_ratio, balanced_std):
+    import math
+
+    import torch
+
+    def measured(std, d_model):
+        generator = torch.Generator().manual_seed(3)
+        rows = torch.randn(4000, d_model, generator=generator, dtype=torch.float64) * std
+        return float(rows.norm(dim=1).mean()) * math.sqrt(d_model) / math.sqrt(d_model / 2)
+
+    cases = [(1.0, 512), (512**-0.5, 512), (1.0, 64), (0.05, 1024)]
+    ratio_error = max(abs(float(scaled_ratio(std, width)) / measured(std, width) - 1) for std, width in cases)
+    balanced = [measured(float(balanced_std(width)), width) for width in (64, 512, 1024)]
+    balance_error = max(abs(ratio - 1) for ratio in balanced)
+    return [
+        (ratio_error < 0.02, f"max relative difference = {ratio_error:.3f} (< 0.02)"),
+        (balance_error < 0.02, "ratios " + ", ".join(f"{ratio:.3f}" for ratio in balanced)),
+    ]
+
+
+def wrong_balanced_std():
+    def balanced_std(d_model):
+        return d_model**-0.5  # fairseq's choice: the token vectors start 1.41 times longer
+
+    return {"balanced_std": balanced_std}
+
+
 # 05 Rotation: the offset p' - p read back from the encodings of p and p'.
 def check_offset_between(offset_between, *, encoding_at):
     import numpy as np
@@ -233,6 +261,36 @@ def wrong_offset_between():
         return np.arctan2(cos_a * sin_b - sin_a * cos_b, sin_a * sin_b + cos_a * cos_b) / omega
 
     return {"offset_between": offset_between}
+
+
+# 05 Rotation: the matrix that shifts a pair stored cosine first, (cos, sin), by Δ positions.
+def check_shift_matrix(shift_matrix):
+    import numpy as np
+
+    rng = np.random.default_rng(seed=1)
+    positions, offsets = rng.uniform(0, 5000, size=200), rng.uniform(-200, 200, size=200)
+    offsets[::2] = np.round(offsets[::2])  # half of them whole numbers
+    omegas = rng.choice(10000.0 ** (-np.arange(32) / 32), size=200)
+    samples = list(zip(positions, offsets, omegas, strict=True))
+    shapes = all(np.shape(shift_matrix(delta, omega)) == (2, 2) for _, delta, omega in samples)
+
+    def pair(position, omega):
+        return np.array([np.cos(position * omega), np.sin(position * omega)])
+
+    def miss(p, delta, omega):
+        return float(
+            np.abs(np.asarray(shift_matrix(delta, omega)) @ pair(p, omega) - pair(p + delta, omega)).max()
+        )
+
+    error = max(miss(*sample) for sample in samples) if shapes else float("inf")
+    return [
+        (shapes, ""),
+        (error < 1e-9, f"max |shift_matrix(Δ, ω) pair(pos) - pair(pos + Δ)| = {error:.1e} (< 1e-9)"),
+    ]
+
+
+def wrong_shift_matrix(*, pair_matrix):
+    return {"shift_matrix": pair_matrix}  # the chapter's M(Δ), made for pairs stored sine first
 
 
 # 06 RoPE: rotary embedding on the first 16 dimensions of a head only.
@@ -370,7 +428,9 @@ _CHECKS = (
     Check("ex-formula-3", check_closest_return, wrong=wrong_closest_return),
     Check("ex-numpy-3", check_stacked_encoding, wrong=wrong_stacked_encoding),
     Check("ex-pytorch-1", check_checked_layer, wrong=wrong_checked_layer),
+    Check("ex-pytorch-4", check_balanced_std, wrong=wrong_balanced_std),
     Check("ex-rotation-1", check_offset_between, wrong=wrong_offset_between),
+    Check("ex-rotation-4", check_shift_matrix, wrong=wrong_shift_matrix),
     Check("ex-rope-3", check_partial_rope, wrong=wrong_partial_rope),
     Check(
         "ex-longctx-1", check_bfloat16_distinct, wrong=wrong_bfloat16_distinct, right=right_bfloat16_distinct
