@@ -174,6 +174,38 @@ def wrong_stacked_encoding():
     return {"get_positional_encoding_stacked": get_positional_encoding_stacked}
 
 
+# 03 NumPy: the tutorial's function with its two bugs fixed (a table of floats, the exponents 2i).
+def check_fixed_encoding(get_positional_encoding_fixed):
+    import numpy as np
+
+    import posenc
+
+    table = np.asarray(get_positional_encoding_fixed(1000, 512))
+    same_shape = table.shape == (1000, 512)
+    pairs = float(np.abs(table[:, 0::2] ** 2 + table[:, 1::2] ** 2 - 1).max()) if same_shape else float("inf")
+    error = float(np.abs(table - posenc.sinusoidal_encoding(1000, 512)).max()) if same_shape else float("inf")
+    return [
+        (same_shape, f"{table.shape}"),
+        (pairs < 1e-10, f"max |sin^2 + cos^2 - 1| = {pairs:.1e} (< 1e-10)"),
+        (error < 1e-10, f"max |difference| = {error:.1e} (< 1e-10)"),
+    ]
+
+
+def wrong_fixed_encoding():
+    import numpy as np
+
+    def get_positional_encoding_fixed(max_seq_len, d_model):
+        # only the first bug fixed: a table of floats, but the exponents i instead of 2i
+        position = np.arange(max_seq_len).reshape(-1, 1)
+        pe = np.zeros((max_seq_len, d_model))
+        div_term = np.exp(np.arange(d_model // 2) * -(np.log(10000.0) / d_model))
+        pe[:, 0::2] = np.sin(position * div_term)
+        pe[:, 1::2] = np.cos(position * div_term)
+        return pe
+
+    return {"get_positional_encoding_fixed": get_positional_encoding_fixed}
+
+
 # 04 PyTorch: a layer that refuses a sequence longer than its table, and otherwise adds the same encoding.
 def check_checked_layer(CheckedPositionalEncoding, *, PositionalEncoding):
     import torch
@@ -369,6 +401,7 @@ _CHECKS = (
     Check("ex-motivation-3", check_causal_self_attention, wrong=wrong_causal_self_attention),
     Check("ex-formula-3", check_closest_return, wrong=wrong_closest_return),
     Check("ex-numpy-3", check_stacked_encoding, wrong=wrong_stacked_encoding),
+    Check("ex-numpy-4", check_fixed_encoding, wrong=wrong_fixed_encoding),
     Check("ex-pytorch-1", check_checked_layer, wrong=wrong_checked_layer),
     Check("ex-rotation-1", check_offset_between, wrong=wrong_offset_between),
     Check("ex-rope-3", check_partial_rope, wrong=wrong_partial_rope),
