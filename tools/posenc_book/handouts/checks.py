@@ -128,6 +128,33 @@ def wrong_causal_self_attention(*, w_query, w_key, w_value, softmax):
     return {"causal_self_attention": causal_self_attention}
 
 
+# 01 Motivation: a bag of words, the same for every order of the same words.
+def check_bag_of_words(bag_of_words, *, vocab):
+    import numpy as np
+
+    words = list(vocab)
+    forward = np.asarray(bag_of_words(words))
+    backward = np.asarray(bag_of_words(words[::-1]))
+    repeated = np.asarray(bag_of_words([words[0], words[0], *words]))
+    expected = np.ones(len(vocab), dtype=int)
+    expected[vocab[words[0]]] = 3
+    same = forward.shape == backward.shape and bool(np.array_equal(forward, backward))
+    counted = repeated.shape == expected.shape and bool(np.array_equal(repeated, expected))
+    return [
+        (same, f"{forward} / {backward}"),
+        (counted, f"{repeated}"),
+    ]
+
+
+def wrong_bag_of_words(*, vocab):
+    import numpy as np
+
+    def bag_of_words(words):
+        return np.array([vocab[word] for word in words])  # the ids in order, not their counts
+
+    return {"bag_of_words": bag_of_words}
+
+
 # 02 Formula: the offset whose encoding comes back closest to position 0's, and its distance in 64 dims.
 def check_closest_return(best, distance_all):
     import numpy as np
@@ -399,6 +426,7 @@ def wrong_shard_work():
 
 _CHECKS = (
     Check("ex-motivation-3", check_causal_self_attention, wrong=wrong_causal_self_attention),
+    Check("ex-motivation-4", check_bag_of_words, wrong=wrong_bag_of_words),
     Check("ex-formula-3", check_closest_return, wrong=wrong_closest_return),
     Check("ex-numpy-3", check_stacked_encoding, wrong=wrong_stacked_encoding),
     Check("ex-numpy-4", check_fixed_encoding, wrong=wrong_fixed_encoding),
