@@ -177,6 +177,30 @@ def wrong_closest_return():
     return {"best": 355, "distance_all": 7.3}
 
 
+# 02 Formula: a column's wavelength read from its values, as the spacing of its upward zero crossings.
+def check_measured_wavelength(measured_wavelength):
+    import numpy as np
+
+    pos = np.arange(2000)
+    fast = float(measured_wavelength(np.sin(pos)))  # wavelength 2π
+    slow = float(measured_wavelength(np.cos(2 * np.pi * pos / 50)))  # wavelength 50
+    return [
+        (abs(fast / (2 * np.pi) - 1) < 0.01, f"{fast:.2f} (2π = 6.28)"),
+        (abs(slow / 50 - 1) < 0.01, f"{slow:.2f} (50)"),
+    ]
+
+
+def wrong_measured_wavelength():
+    import numpy as np
+
+    def measured_wavelength(column):
+        # every sign change, up and down: half a wavelength apart
+        changes = np.flatnonzero(np.diff(np.sign(column)) != 0)
+        return (changes[-1] - changes[0]) / (len(changes) - 1)
+
+    return {"measured_wavelength": measured_wavelength}
+
+
 # 03 NumPy: the encoding built with np.stack instead of strided assignments.
 def check_stacked_encoding(get_positional_encoding_stacked, *, get_positional_encoding):
     import numpy as np
@@ -428,6 +452,7 @@ _CHECKS = (
     Check("ex-motivation-3", check_causal_self_attention, wrong=wrong_causal_self_attention),
     Check("ex-motivation-4", check_bag_of_words, wrong=wrong_bag_of_words),
     Check("ex-formula-3", check_closest_return, wrong=wrong_closest_return),
+    Check("ex-formula-4", check_measured_wavelength, wrong=wrong_measured_wavelength),
     Check("ex-numpy-3", check_stacked_encoding, wrong=wrong_stacked_encoding),
     Check("ex-numpy-4", check_fixed_encoding, wrong=wrong_fixed_encoding),
     Check("ex-pytorch-1", check_checked_layer, wrong=wrong_checked_layer),
