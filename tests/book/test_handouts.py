@@ -151,7 +151,7 @@ def test_exercises_sharing_a_cell_each_get_their_answer():
 def test_solutions_are_read_with_their_text_code_and_outputs():
     notebook = source("en", "02_formula.ipynb")
     found = strip.solutions(notebook)
-    assert list(found) == ["ex-formula-1-en", "ex-formula-2-en", "ex-formula-3-en"]
+    assert list(found) == ["ex-formula-1-en", "ex-formula-2-en", "ex-formula-3-en", "ex-formula-4-en"]
     assert "cosine is even" in " ".join(found["ex-formula-2-en"].markdown)
     assert any("best = int(" in code for code in found["ex-formula-3-en"].code)
     assert any("710" in output for output in found["ex-formula-3-en"].outputs)

@@ -128,6 +128,33 @@ def wrong_causal_self_attention(*, w_query, w_key, w_value, softmax):
     return {"causal_self_attention": causal_self_attention}
 
 
+# 01 Motivation: a bag of words, the same for every order of the same words.
+def check_bag_of_words(bag_of_words, *, vocab):
+    import numpy as np
+
+    words = list(vocab)
+    forward = np.asarray(bag_of_words(words))
+    backward = np.asarray(bag_of_words(words[::-1]))
+    repeated = np.asarray(bag_of_words([words[0], words[0], *words]))
+    expected = np.ones(len(vocab), dtype=int)
+    expected[vocab[words[0]]] = 3
+    same = forward.shape == backward.shape and bool(np.array_equal(forward, backward))
+    counted = repeated.shape == expected.shape and bool(np.array_equal(repeated, expected))
+    return [
+        (same, f"{forward} / {backward}"),
+        (counted, f"{repeated}"),
+    ]
+
+
+def wrong_bag_of_words(*, vocab):
+    import numpy as np
+
+    def bag_of_words(words):
+        return np.array([vocab[word] for word in words])  # the ids in order, not their counts
+
+    return {"bag_of_words": bag_of_words}
+
+
 # 02 Formula: the offset whose encoding comes back closest to position 0's, and its distance in 64 dims.
 def check_closest_return(best, distance_all):
     import numpy as np
@@ -148,6 +175,30 @@ def check_closest_return(best, distance_all):
 
 def wrong_closest_return():
     return {"best": 355, "distance_all": 7.3}
+
+
+# 02 Formula: a column's wavelength read from its values, as the spacing of its upward zero crossings.
+def check_measured_wavelength(measured_wavelength):
+    import numpy as np
+
+    pos = np.arange(2000)
+    fast = float(measured_wavelength(np.sin(pos)))  # wavelength 2π
+    slow = float(measured_wavelength(np.cos(2 * np.pi * pos / 50)))  # wavelength 50
+    return [
+        (abs(fast / (2 * np.pi) - 1) < 0.01, f"{fast:.2f} (2π = 6.28)"),
+        (abs(slow / 50 - 1) < 0.01, f"{slow:.2f} (50)"),
+    ]
+
+
+def wrong_measured_wavelength():
+    import numpy as np
+
+    def measured_wavelength(column):
+        # every sign change, up and down: half a wavelength apart
+        changes = np.flatnonzero(np.diff(np.sign(column)) != 0)
+        return (changes[-1] - changes[0]) / (len(changes) - 1)
+
+    return {"measured_wavelength": measured_wavelength}
 
 
 # 03 NumPy: the encoding built with np.stack instead of strided assignments.
@@ -172,6 +223,38 @@ def wrong_stacked_encoding():
         return np.stack([np.sin(angles), np.cos(angles)]).reshape(max_seq_len, d_model)
 
     return {"get_positional_encoding_stacked": get_positional_encoding_stacked}
+
+
+# 03 NumPy: the tutorial's function with its two bugs fixed (a table of floats, the exponents 2i).
+def check_fixed_encoding(get_positional_encoding_fixed):
+    import numpy as np
+
+    import posenc
+
+    table = np.asarray(get_positional_encoding_fixed(1000, 512))
+    same_shape = table.shape == (1000, 512)
+    pairs = float(np.abs(table[:, 0::2] ** 2 + table[:, 1::2] ** 2 - 1).max()) if same_shape else float("inf")
+    error = float(np.abs(table - posenc.sinusoidal_encoding(1000, 512)).max()) if same_shape else float("inf")
+    return [
+        (same_shape, f"{table.shape}"),
+        (pairs < 1e-10, f"max |sin^2 + cos^2 - 1| = {pairs:.1e} (< 1e-10)"),
+        (error < 1e-10, f"max |difference| = {error:.1e} (< 1e-10)"),
+    ]
+
+
+def wrong_fixed_encoding():
+    import numpy as np
+
+    def get_positional_encoding_fixed(max_seq_len, d_model):
+        # only the first bug fixed: a table of floats, but the exponents i instead of 2i
+        position = np.arange(max_seq_len).reshape(-1, 1)
+        pe = np.zeros((max_seq_len, d_model))
+        div_term = np.exp(np.arange(d_model // 2) * -(np.log(10000.0) / d_model))
+        pe[:, 0::2] = np.sin(position * div_term)
+        pe[:, 1::2] = np.cos(position * div_term)
+        return pe
+
+    return {"get_positional_encoding_fixed": get_positional_encoding_fixed}
 
 
 # 04 PyTorch: a layer that refuses a sequence longer than its table, and otherwise adds the same encoding.
@@ -425,8 +508,11 @@ def wrong_shard_work():
 
 _CHECKS = (
     Check("ex-motivation-3", check_causal_self_attention, wrong=wrong_causal_self_attention),
+    Check("ex-motivation-4", check_bag_of_words, wrong=wrong_bag_of_words),
     Check("ex-formula-3", check_closest_return, wrong=wrong_closest_return),
+    Check("ex-formula-4", check_measured_wavelength, wrong=wrong_measured_wavelength),
     Check("ex-numpy-3", check_stacked_encoding, wrong=wrong_stacked_encoding),
+    Check("ex-numpy-4", check_fixed_encoding, wrong=wrong_fixed_encoding),
     Check("ex-pytorch-1", check_checked_layer, wrong=wrong_checked_layer),
     Check("ex-pytorch-4", check_balanced_std, wrong=wrong_balanced_std),
     Check("ex-rotation-1", check_offset_between, wrong=wrong_offset_between),
