@@ -66,7 +66,7 @@ def test_pages_tests_before_it_uploads_and_deploys():
     configure = next(i for i, n in enumerate(names) if n.startswith("actions/configure-pages@"))
     upload = next(i for i, n in enumerate(names) if n.startswith("actions/upload-pages-artifact@"))
     assert tested < configure < upload, "the site is uploaded only after the tests pass"
-    assert steps(build)[upload]["with"] == {"path": "_build/html"}
+    assert steps(build)[upload]["with"] == {"path": "_site"}
     assert deploy["needs"] == "build"
     # The fast loop runs first, and the long job only after it passes.
     assert [step.get("run") for step in steps(jobs["check"])][-1] == "make check"
@@ -77,6 +77,34 @@ def test_pages_tests_before_it_uploads_and_deploys():
     # Pull requests are built and tested, never deployed.
     for job in (deploy, *steps(build)[configure : upload + 1]):
         assert job["if"] == "github.event_name != 'pull_request'"
+
+
+def test_pages_publishes_the_public_site_and_the_course_site_without_solutions():
+    """Both sites are built and uploaded: the tested public build at the root, and the solutions-free build
+    (the course default) under course/, built after the tests and before the upload."""
+    build = load("pages.yml")["jobs"]["build"]
+    commands = [step.get("run", "") for step in steps(build)]
+    names = [step.get("run", step.get("uses", "")) for step in steps(build)]
+    tested = commands.index("bash .ci/run")
+    public = commands.index("rm -rf _site && mv _build/html _site")
+    course = commands.index("make book SOLUTIONS=hidden && mv _build/html _site/course")
+    upload = next(i for i, n in enumerate(names) if n.startswith("actions/upload-pages-artifact@"))
+    assert tested < public < course < upload
+    assert steps(build)[upload]["with"]["path"] == "_site"
+    # Neither build may be skipped on a deploying run (pull requests build both too).
+    assert "if" not in steps(build)[public] and "if" not in steps(build)[course]
+    assert not any("SOLUTIONS=hidden" in c for c in commands[:public]), "the root is the public site"
+
+
+def test_pages_tags_posencs_version_for_the_colab_cell():
+    jobs = load("pages.yml")["jobs"]
+    release = jobs["release"]
+    assert release["needs"] == "build", "only a tested commit is tagged"
+    assert release["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
+    assert release["permissions"] == {"contents": "write"}
+    (command,) = [step["run"] for step in steps(release) if "run" in step]
+    assert 'tag="v$(' in command and '["project"]["version"]' in command
+    assert 'git push origin "refs/tags/$tag"' in command
 
 
 def test_weekly_reexecutes_and_fails_on_drift():

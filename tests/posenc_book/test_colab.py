@@ -13,8 +13,10 @@ The ``%pip`` magic inside an ``if`` is valid IPython: the kernel turns it into a
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
+import re
 import sys
 import tomllib
 import types
@@ -25,6 +27,8 @@ import pytest
 from book_files import BOOK, KERNELSPEC, NOTEBOOKS, ROOT
 from IPython.core.inputtransformer2 import TransformerManager
 from notebook_hygiene import problems
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 
 class Shell:
@@ -52,10 +56,43 @@ def run_cell(source: str) -> tuple[str, list[tuple[str, str]]]:
 
 
 def install_line(expanded: bool = True) -> str:
-    """What %pip is given: with the address expanded, as IPython expands a line magic's {REPOSITORY}."""
-    repo = colab.repository()
-    url = repo["url"] if expanded else "{REPOSITORY}"
-    return f'install --quiet "posenc[plot] @ git+{url}@{repo["branch"]}"'
+    """What %pip is given: with the address, release and pins expanded, as IPython expands a line magic's
+    {REPOSITORY}, {RELEASE} and {PINS}."""
+    if not expanded:
+        return 'install --quiet "posenc[book] @ git+{REPOSITORY}@{RELEASE}" {PINS}'
+    url, tag, pins = colab.repository()["url"], colab.release(), " ".join(colab.reader_pins())
+    return f'install --quiet "posenc[book] @ git+{url}@{tag}" {pins}'
+
+
+def cell_variables(source: str) -> dict[str, str]:
+    """The string constants the Colab cell assigns (REPOSITORY, RELEASE, PINS), read without running it."""
+    python = TransformerManager().transform_cell(source)
+    found = {}
+    for node in ast.walk(ast.parse(python)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+            (target,) = node.targets
+            found[target.id] = node.value.value
+    return found
+
+
+def requirement_pins(path) -> tuple[dict[str, str], set[str]]:
+    """A requirements file's exact pins by canonical name, read with packaging (independently of
+    posenc_book.colab), and the names whose comment starts with "dev only"."""
+    pins, dev_only = {}, set()
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        # pip's rule for a comment: a "#" at the start of a line or after whitespace.
+        line, *comment = re.split(r"(?:^|\s+)#", raw, maxsplit=1)
+        line = line.strip()
+        if not line or line.startswith("-"):
+            continue
+        requirement = Requirement(line)
+        (specifier,) = requirement.specifier
+        assert specifier.operator == "==", line
+        name = canonicalize_name(requirement.name)
+        pins[name] = specifier.version
+        if comment and comment[0].strip().startswith("dev only"):
+            dev_only.add(name)
+    return pins, dev_only
 
 
 def test_the_cell_installs_the_package_that_pyproject_defines():
@@ -65,6 +102,49 @@ def test_the_cell_installs_the_package_that_pyproject_defines():
     assert colab.repository()["url"].startswith("https://github.com/"), "Colab opens GitHub notebooks"
     assert colab.cell_source().endswith("%pip " + install_line(expanded=False))
     assert f'REPOSITORY = "{colab.repository()["url"]}"' in colab.cell_source()
+
+
+def test_the_cell_installs_a_release_not_a_branch():
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert colab.release() == f"v{version}"
+    variables = cell_variables(colab.cell_source())
+    assert variables["RELEASE"] == f"v{version}"
+    assert variables["RELEASE"] != colab.repository()["branch"], "a branch moves; a tag does not"
+
+
+def test_the_cells_pins_are_those_of_requirements_txt():
+    """Every notebook's Colab cell pins exactly what posenc[book] installs, at requirements.txt's versions,
+    and only readers' pins (none "dev only", each at Binder's version, whose torch is the +cpu build)."""
+    requirements, dev_only = requirement_pins(ROOT / "requirements.txt")
+    binder, _ = requirement_pins(ROOT / "binder" / "requirements.txt")
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = pyproject["optional-dependencies"]
+    assert extras["book"] == ["posenc[torch,plot]"]
+    wanted = {*pyproject["dependencies"], *extras["torch"], *extras["plot"]}
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        (cell,) = [cell for cell in notebook.cells if "colab" in cell.metadata.get("tags", [])]
+        specs = cell_variables(cell.source)["PINS"].split()
+        pinned = dict(spec.split("==", 1) for spec in specs)
+        where = path.relative_to(ROOT)
+        assert len(pinned) == len(specs), f"{where}: a package is pinned twice"
+        assert set(pinned) == wanted, f"{where}: the cell must pin exactly posenc[book]'s packages"
+        for name, version in pinned.items():
+            assert requirements.get(name) == version, f"{where}: {name}=={version} is not requirements.txt's"
+            assert name not in dev_only, f"{where}: {name} is pinned 'dev only'"
+            assert binder[name].split("+")[0] == version, f"{where}: {name} is not Binder's version"
+
+
+def test_a_changed_pin_in_requirements_txt_changes_the_cell(tmp_path):
+    (tmp_path / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    text = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    numpy = requirement_pins(ROOT / "requirements.txt")[0]["numpy"]
+    (tmp_path / "requirements.txt").write_text(text.replace(f"numpy=={numpy}", "numpy==9.9.9"))
+    assert "numpy==9.9.9" in colab.cell_source(root=tmp_path)
+    assert colab.cell_source(root=tmp_path) != colab.cell_source()
+    (tmp_path / "requirements.txt").write_text(text.replace(f"numpy=={numpy}", "numpy>=2"))
+    with pytest.raises(ValueError, match="does not pin numpy"):
+        colab.cell_source(root=tmp_path)
 
 
 def test_the_cell_does_nothing_outside_colab():
@@ -154,7 +234,11 @@ def test_first_code_cell_is_the_colab_cell(path):
 def test_the_cell_is_commented_in_its_editions_language():
     sources = {lang: colab.cell_source(lang=lang) for lang in ("en", "id", "ko")}
     assert len(set(sources.values())) == 3
-    lines = {lang: source.splitlines() for lang, source in sources.items()}
-    assert lines["en"][1:] == lines["id"][1:] == lines["ko"][1:], "only the comment differs"
+    # Only the comments differ: strip them the way Python does and the cells are the same.
+    code = {
+        lang: [re.sub(r"\s*#.*$", "", line) for line in source.splitlines()]
+        for lang, source in sources.items()
+    }
+    assert code["en"] == code["id"] == code["ko"], "only the comments differ"
     assert colab.edition(BOOK / "ko" / "01_motivation.ipynb") == "ko"
     assert colab.edition(ROOT / "elsewhere" / "demo.ipynb") == "en"

@@ -1,9 +1,24 @@
-"""Write the Colab cell, the first code cell of every chapter, from the repository set in _config.yml.
+"""Write the Colab cell, the first code cell of every chapter, from _config.yml, pyproject.toml and
+requirements.txt.
 
 Colab opens a chapter straight from GitHub, without the rest of the repository, so the notebook itself must
 install the helper package ``posenc``. Its first code cell, tagged ``colab``, does that on Colab only; it
-names the repository and branch of ``repository:`` in _config.yml. Run this script after changing that
-setting (in a fork, say), or to add the cell to a new chapter:
+names the repository of ``repository:`` in _config.yml and installs, with posenc, the versions that the
+notebooks were executed and tested with:
+
+- posenc from the git tag ``v<version>``, the version of pyproject.toml, never a branch: a branch moves,
+  and a class running the notebook next term would get whatever it holds by then. The tag is created by
+  the ``release`` job of .github/workflows/pages.yml on the first commit of main that carries a new version
+  and passed `make test`. A change to posenc that a notebook needs therefore comes with a new version in
+  pyproject.toml (and CITATION.cff, CHANGELOG.md), which rewrites this cell (``--check`` fails until then).
+- the pins of requirements.txt for every package that ``posenc[book]`` (everything the chapters import)
+  depends on: numpy, torch, matplotlib, plotly, pillow, babel. Those are readers' pins (never "dev only";
+  binder/requirements.txt, tests/book/test_binder.py); tests/posenc_book/test_colab.py checks that the cell
+  and requirements.txt agree. Colab has its own numpy and torch already imported; pip replaces them, and
+  Colab asks for a restart of the session, after which the cell finds them installed.
+
+Run this script after changing one of those (a fork's address, a new version, a new pin), or to add the
+cell to a new chapter:
 
     python -m posenc_book colab                 # every notebook under book/
     python -m posenc_book colab book/ko         # some folders or notebooks
@@ -17,7 +32,9 @@ An existing cell tagged ``colab`` is rewritten in place. tests/posenc_book/test_
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -29,15 +46,26 @@ from posenc_book.paths import ROOT
 from posenc_book.words import message
 
 TAG = "colab"
-# The address is a variable, which %pip expands like every line magic ({REPOSITORY}), so that no line
-# is longer than the notebooks' 88 columns (book/ruff.toml).
+# The address, the release and the pins are variables, which %pip expands like every line magic
+# ({REPOSITORY}), so that no line is longer than the notebooks' 88 columns (book/ruff.toml).
 TEMPLATE = """\
 # {comment}
+# {pins_comment}
 import sys
 
 if "google.colab" in sys.modules:
     REPOSITORY = "{url}"
-    %pip install --quiet "posenc[plot] @ git+{{REPOSITORY}}@{branch}\""""
+    RELEASE = "{release}"  # {release_comment}
+    PINS = (
+{pins}
+    )
+    %pip install --quiet "posenc[book] @ git+{{REPOSITORY}}@{{RELEASE}}" {{PINS}}\
+"""
+# The extra of pyproject.toml whose packages the chapters import, and whose pins the cell installs.
+EXTRA = "book"
+# One string a line in PINS, at most this wide with its indent and quotes.
+WIDTH = 88
+REQUIREMENT = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^]]*\])?")
 
 
 def repository(config: Path = ROOT / "_config.yml") -> dict:
@@ -45,12 +73,82 @@ def repository(config: Path = ROOT / "_config.yml") -> dict:
     return yaml.safe_load(config.read_text(encoding="utf-8"))["repository"]
 
 
-def cell_source(config: Path = ROOT / "_config.yml", lang: str = "en") -> str:
-    """The source of the Colab cell for the repository and branch in ``config``, its comment in ``lang``."""
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def release(pyproject: Path = ROOT / "pyproject.toml") -> str:
+    """The git tag of posenc's version in pyproject.toml: ``v0.1.0``."""
+    return "v" + tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+
+
+def reader_packages(pyproject: Path = ROOT / "pyproject.toml", extra: str = EXTRA) -> list[str]:
+    """The packages that ``posenc[extra]`` installs, its own extras expanded, in the order they appear."""
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    extras = project.get("optional-dependencies", {})
+    found: list[str] = []
+
+    def add(requirements: list[str]) -> None:
+        for requirement in requirements:
+            match = REQUIREMENT.match(requirement)
+            name = _canonical(match.group("name"))
+            if name == _canonical(project["name"]):
+                for inner in re.findall(r"[\w.-]+", match.group(2) or ""):
+                    add(extras[inner])
+            elif name not in found:
+                found.append(name)
+
+    add(project.get("dependencies", []))
+    add(extras[extra])
+    return found
+
+
+def pins(requirements: Path = ROOT / "requirements.txt") -> dict[str, str]:
+    """The exact pins (``name==version``) of a requirements file, by canonical name."""
+    found = {}
+    for raw in requirements.read_text(encoding="utf-8").splitlines():
+        line = re.sub(r"(^|\s+)#.*$", "", raw).strip()
+        if "==" in line and not line.startswith("-"):
+            name, version = line.split("==", 1)
+            found[_canonical(name.split("[")[0].strip())] = version.strip()
+    return found
+
+
+def reader_pins(root: Path = ROOT) -> list[str]:
+    """``name==version`` for every package of ``posenc[book]``, pinned as requirements.txt pins it."""
+    pinned = pins(root / "requirements.txt")
+    missing = [name for name in reader_packages(root / "pyproject.toml") if name not in pinned]
+    if missing:
+        raise ValueError(f"requirements.txt does not pin {', '.join(missing)}")
+    return [f"{name}=={pinned[name]}" for name in reader_packages(root / "pyproject.toml")]
+
+
+def _pin_lines(specs: list[str]) -> str:
+    """The pins as implicitly concatenated strings, each line at most WIDTH columns."""
+    lines, current = [], ""
+    for spec in specs:
+        word = spec if not current else " " + spec
+        if current and len(" " * 8 + '""' + current + word) > WIDTH:
+            lines.append(current)
+            current = " " + spec
+        else:
+            current += word
+    lines.append(current)
+    return "\n".join(f'        "{line}"' for line in lines)
+
+
+def cell_source(config: Path = ROOT / "_config.yml", lang: str = "en", root: Path = ROOT) -> str:
+    """The source of the Colab cell for the repository in ``config``, its comments in ``lang``."""
     repo = repository(config)
-    # The comment in the edition's language (code is shared, comments are the edition's).
-    comment = message("notebook.colab_comment", lang)
-    return TEMPLATE.format(comment=comment, url=repo["url"].rstrip("/"), branch=repo["branch"])
+    # The comments in the edition's language (code is shared, comments are the edition's).
+    return TEMPLATE.format(
+        comment=message("notebook.colab_comment", lang),
+        pins_comment=message("notebook.colab_pins", lang),
+        release_comment=message("notebook.colab_release", lang),
+        url=repo["url"].rstrip("/"),
+        release=release(root / "pyproject.toml"),
+        pins=_pin_lines(reader_pins(root)),
+    )
 
 
 def edition(path: Path) -> str:

@@ -506,6 +506,41 @@ def wrong_shard_work():
     return {"shard_work": shard_work}
 
 
+# 09 RoPE today: each token's position from a left-padded batch's attention mask.
+def check_mask_positions(mask_positions):
+    import numpy as np
+
+    rng = np.random.default_rng(seed=9)
+    masks = [np.array([[0, 0, 0, 1, 1], [1, 1, 1, 1, 1], [0, 0, 0, 0, 1]])]
+    for rows, width in ((2, 4), (3, 7), (4, 9), (1, 6)):
+        pads = rng.integers(0, width, size=rows)  # every row keeps at least one token
+        masks.append((np.arange(width)[None, :] >= pads[:, None]).astype(int))
+    found = [np.asarray(mask_positions(mask)) for mask in masks]
+    shaped = all(got.shape == mask.shape for got, mask in zip(found, masks, strict=True))
+    numbered = shaped and all(
+        np.array_equal(got[mask == 1], np.concatenate([np.arange(n) for n in mask.sum(axis=1)]))
+        for got, mask in zip(found, masks, strict=True)
+    )
+    padded = shaped and all(np.all(got[mask == 0] == 0) for got, mask in zip(found, masks, strict=True))
+    first = str(found[0].tolist()) if shaped else ""
+    return [
+        (shaped, ""),
+        (numbered, first),
+        (padded, ""),
+    ]
+
+
+def wrong_mask_positions():
+    import numpy as np
+
+    def mask_positions(mask):
+        # the cache length: every row numbered from its first column, pads included
+        mask = np.asarray(mask)
+        return np.broadcast_to(np.arange(mask.shape[1]), mask.shape) * mask
+
+    return {"mask_positions": mask_positions}
+
+
 _CHECKS = (
     Check("ex-motivation-3", check_causal_self_attention, wrong=wrong_causal_self_attention),
     Check("ex-motivation-4", check_bag_of_words, wrong=wrong_bag_of_words),
@@ -523,6 +558,7 @@ _CHECKS = (
     ),
     Check("ex-experiment-1", check_swapped_order, wrong=wrong_swapped_order, right=right_swapped_order),
     Check("ex-ropetoday-2", check_shard_work, wrong=wrong_shard_work),
+    Check("ex-ropetoday-4", check_mask_positions, wrong=wrong_mask_positions),
 )
 # By label.
 CHECKS = {check.label: check for check in _CHECKS}
