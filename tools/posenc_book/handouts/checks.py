@@ -439,6 +439,42 @@ def wrong_bfloat16_distinct():
     return {"bfloat16_distinct": bfloat16_distinct}
 
 
+# 07 Long context: float32 cos and sin tables that stay at float32 rounding at long positions.
+def check_accurate_tables(accurate_tables):
+    import numpy as np
+    import torch
+
+    import posenc
+
+    cases = [(2**20, 10_000.0), (131_072, 500_000.0)]
+    shapes, float32, worst = True, True, 0.0
+    for top, base in cases:
+        positions = torch.arange(top - 256, top)
+        cos, sin = accurate_tables(positions, 128, base)
+        shapes = shapes and tuple(cos.shape) == tuple(sin.shape) == (256, 64)
+        float32 = float32 and all(str(t.dtype).endswith("float32") for t in (cos, sin))
+        if shapes:
+            angles = np.outer(positions.numpy().astype(np.float64), posenc.frequencies(128, base))
+            for table, exact in ((cos, np.cos(angles)), (sin, np.sin(angles))):
+                worst = max(worst, float(np.abs(np.asarray(table, dtype=np.float64) - exact).max()))
+    return [
+        (shapes, ""),
+        (float32, ""),
+        (shapes and worst < 1e-6, f"{worst:.1e}" if shapes else ""),
+    ]
+
+
+def wrong_accurate_tables():
+    import torch
+
+    def accurate_tables(positions, dim, base):
+        exponents = torch.arange(0, dim, 2, dtype=torch.int64).float() / dim
+        angles = positions.float()[:, None] / base**exponents  # float32 angles: the bug, not a fix
+        return angles.cos(), angles.sin()
+
+    return {"accurate_tables": accurate_tables}
+
+
 # 08 Experiment: the order task's batch, with its first and last tokens exchanged.
 def check_swapped_order(order_tokens, order_swapped):
     import torch
@@ -468,6 +504,34 @@ def right_swapped_order(*, ex):
 
 def wrong_swapped_order(*, order_tokens):
     return {"order_swapped": order_tokens.flip(dims=[1])}  # reverses the whole sequence
+
+
+# 08 Experiment: which variants start alike, and which add a bias besides the causal mask.
+def check_variant_lines(same_start, bias_beyond_mask, *, ex):
+    import torch
+
+    def start(position):
+        torch.manual_seed(0)
+        return ex.TinyTransformer(16, position=position)
+
+    none = dict(start("none").named_parameters())
+    alike = set()
+    for position in ex.POSITIONS:
+        own = dict(start(position).named_parameters())
+        if own.keys() == none.keys() and all(torch.equal(own[name], none[name]) for name in none):
+            alike.add(position)
+    mask = start("nope").attention_bias(4)
+    biased = {p for p in ex.POSITIONS if p != "none" and not torch.equal(start(p).attention_bias(4), mask)}
+    return [
+        (set(same_start) == alike, ""),
+        (set(bias_beyond_mask) == biased, ""),
+    ]
+
+
+def wrong_variant_lines():
+    # counts RoPE's rotation as trained numbers, and its rotation as a bias
+    same_start = {"none", "nope", "sinusoidal", "alibi"}
+    return {"same_start": same_start, "bias_beyond_mask": {"rope", "alibi"}}
 
 
 # 09 RoPE today: the pairs of attention each rank computes, balanced and contiguous.
@@ -556,7 +620,9 @@ _CHECKS = (
     Check(
         "ex-longctx-1", check_bfloat16_distinct, wrong=wrong_bfloat16_distinct, right=right_bfloat16_distinct
     ),
+    Check("ex-longctx-4", check_accurate_tables, wrong=wrong_accurate_tables),
     Check("ex-experiment-1", check_swapped_order, wrong=wrong_swapped_order, right=right_swapped_order),
+    Check("ex-experiment-4", check_variant_lines, wrong=wrong_variant_lines),
     Check("ex-ropetoday-2", check_shard_work, wrong=wrong_shard_work),
     Check("ex-ropetoday-4", check_mask_positions, wrong=wrong_mask_positions),
 )
