@@ -126,8 +126,10 @@ def test_plotlys_slider_is_hidden(browser, served):
     page = context.new_page()
     try:
         page.goto(served + site_path("book/en/06_rope"), wait_until="load")
-        page.locator(".posenc-interactive").scroll_into_view_if_needed()
-        page.locator(".posenc-slider input").wait_for(timeout=30_000)
+        # chapter 6 has two figures a reader can move: every one of them hides plotly's slider
+        for box in page.locator(".posenc-interactive").all():
+            box.scroll_into_view_if_needed()
+            box.locator(".posenc-slider input").wait_for(timeout=30_000)
         visible = page.evaluate(
             "() => [...document.querySelectorAll('.posenc-plot .slider-container')]"
             ".filter(e => e.getBoundingClientRect().width > 0).length"

@@ -42,7 +42,7 @@ from posenc.plot.experiment import (
     experiment_table,
 )
 from posenc.plot.frame import draw_frame
-from posenc.plot.sliders import BASES, ROPE_BASES, base_slider, rope_slider, rotation_slider
+from posenc.plot.sliders import BASES, ROPE_BASES, base_slider, rope_plane, rope_slider, rotation_slider
 
 __all__ = [
     "BASES",
@@ -61,6 +61,7 @@ __all__ = [
     "finish",
     "heatmap",
     "rope_decay",
+    "rope_plane",
     "rope_slider",
     "rotation_slider",
     "scaling_ratios",

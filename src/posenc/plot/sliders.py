@@ -16,10 +16,10 @@ from posenc._checks import check_d_model, check_int
 from posenc.encoding import frequencies, sinusoidal_encoding
 from posenc.plot._style import check_lang
 from posenc.plot.interactive import SLIDER_SPACE, InteractiveFigure, rounded
-from posenc.rope import rope_decay_bound
+from posenc.rope import apply_rope, rope_decay_bound
 from posenc.words import messages
 
-__all__ = ["BASES", "ROPE_BASES", "base_slider", "rope_slider", "rotation_slider"]
+__all__ = ["BASES", "ROPE_BASES", "base_slider", "rope_plane", "rope_slider", "rotation_slider"]
 
 BASES = (100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000)
 """The bases a reader can choose on :func:`~posenc.plot.base_slider`."""
@@ -27,7 +27,7 @@ BASES = (100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 5
 ROPE_BASES = (100, 1000, 10000, 100000, 500000, 1000000)
 """The bases a reader can choose on :func:`~posenc.plot.rope_slider`."""
 
-_GREY, _BLUE, _ORANGE = "#999999", "#1f77b4", "#ff7f0e"
+_GREY, _BLUE, _ORANGE, _GREEN = "#999999", "#1f77b4", "#ff7f0e", "#2ca02c"
 
 # Below the plot: the x-axis title, then plotly's slider (hidden on the site, whose script puts a
 # labelled range input under the figure instead).
@@ -410,4 +410,179 @@ def rope_slider(
         name="rope-decay-base",
         label=text["rope_label"],
         description=text["rope_name"].format(r=_number(max_distance, text), d=dim, low=low, high=high),
+    )
+
+
+def rope_plane(
+    dim: int = 8,
+    pair: int = 1,
+    *,
+    m: int = 2,
+    n: int = 7,
+    max_shift: int = 60,
+    shift: int = 20,
+    lang="en",
+):
+    """One pair's plane: a query turned to position ``m``, a key to ``n``; a slider moves both by ``a``.
+
+    Before the turn, pair ``pair`` of the query and of the key point the same way (the key is shorter),
+    so the angle from the query to the key is exactly ``(n - m)·ω_i``. The left panel shows the
+    positions ``m, n``; the right one ``m + a, n + a``, with a slider for ``a``: the two arrows turn
+    together and the angle between them stays the same. The vectors are rotated by
+    :func:`posenc.apply_rope`, as in chapter 6.
+
+    Parameters
+    ----------
+    dim : int, default 8
+        Head dimension; a positive even integer.
+    pair : int, default 1
+        The pair ``i < dim / 2`` drawn, dimensions ``2i`` and ``2i + 1``, with frequency
+        ``ω_i = 10000**(-2i/dim)``.
+    m, n : int, default 2, 7
+        The positions of the query and of the key in the left panel; ``0 <= m``, ``0 <= n``.
+    max_shift : int, default 60
+        The slider runs over ``a = 0 ... max_shift``.
+    shift : int, default 20
+        The slider's starting ``a``, which the PNG frame shows.
+    lang : {"en", "id", "ko"}, default "en"
+
+    Returns
+    -------
+    posenc.plot.interactive.InteractiveFigure
+
+    Examples
+    --------
+    >>> from posenc.plot.sliders import rope_plane
+    >>> figure = rope_plane()
+    >>> figure.div_id, len(figure.steps), figure.active
+    ('posenc-fig-rope-plane', 61, 20)
+    >>> figure.frame(0)[-1]["text"], figure.frame(20)[-1]["text"]  # the right panel's positions
+    (['m = 2, n = 7'], ['m = 22, n = 27'])
+    >>> angle = figure.frame(20)[-2]["text"][0]  # the angle's label: (n - m)·ω_1, the same at every a
+    >>> angle.endswith("= 0.50 rad"), angle == figure.frame(0)[-2]["text"][0]
+    (True, True)
+    """
+    text = _moving_text(lang)
+    dim = check_d_model(dim)
+    pair, m, n = check_int("pair", pair), check_int("m", m), check_int("n", n)
+    max_shift = check_int("max_shift", max_shift)
+    if pair >= dim // 2:
+        raise ValueError(f"pair must be a pair index < dim // 2 = {dim // 2}, got {pair}")
+    shift = _check_choice("shift", shift, range(max_shift + 1))
+    omega = float(frequencies(dim)[pair])
+    # pair i of q and of k: the same direction, lengths 1 and 0.7; the other pairs are zero
+    direction = np.array([np.cos(0.3), np.sin(0.3)])
+    vectors = np.zeros((2, dim))
+    vectors[0, 2 * pair : 2 * pair + 2] = direction
+    vectors[1, 2 * pair : 2 * pair + 2] = 0.7 * direction
+
+    def turned(vector, position):
+        # pair i of ``vector`` rotated by R_i(position), as apply_rope turns it
+        return apply_rope(vector[np.newaxis, :], offset=int(position))[0, 2 * pair : 2 * pair + 2]
+
+    def panel(a: int) -> tuple[list, list, list]:
+        # the traces that move: x, y and text of q, k, the arc, the angle's label, the positions
+        q, k = turned(vectors[0], m + a), turned(vectors[1], n + a)
+        start, stop = np.arctan2(q[1], q[0]), np.arctan2(q[1], q[0]) + (n - m) * omega
+        arc = np.linspace(start, stop, 25)
+        x = [[0.0, *rounded(q[:1], decimals=4)], [0.0, *rounded(k[:1], decimals=4)]]
+        y = [[0.0, *rounded(q[1:], decimals=4)], [0.0, *rounded(k[1:], decimals=4)]]
+        # the arc from q to k, its angle under the circle, the positions above it
+        x += [rounded(0.3 * np.cos(arc), decimals=4), [0.0], [0.0]]
+        y += [rounded(0.3 * np.sin(arc), decimals=4), [-1.18], [1.18]]
+        angle = f"(n \u2212 m)·ω<sub>{pair}</sub> = {(n - m) * omega:.2f} rad"  # a minus sign
+        labels = [[], [], [], [angle], [f"m = {m + a}, n = {n + a}"]]
+        return x, y, labels
+
+    circle = np.linspace(0, 2 * np.pi, 145)
+    data, layout, annotations, moving = [], {}, [], []
+    for column, title in enumerate((text["plane_left"], text["plane_right"])):
+        axis = "" if column == 0 else "2"
+        where = {"xaxis": f"x{axis}", "yaxis": f"y{axis}"}
+        layout[f"xaxis{axis}"] = _axis(
+            f"x<sub>{2 * pair}</sub>",
+            domain=[0.0, 0.42] if column == 0 else [0.58, 1.0],
+            range=[-1.35, 1.35],
+            anchor=f"y{axis}",
+        )
+        layout[f"yaxis{axis}"] = _axis(
+            f"x<sub>{2 * pair + 1}</sub>",
+            domain=[0.0, 1.0],
+            range=[-1.35, 1.35],
+            anchor=f"x{axis}",
+            scaleanchor=f"x{axis}",
+        )
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": rounded(np.cos(circle), decimals=4),
+                "y": rounded(np.sin(circle), decimals=4),
+                "line": {"color": "#cccccc"},
+                "hoverinfo": "skip",
+                "showlegend": False,
+                **where,
+            }
+        )
+        x, y, labels = panel(0)
+        # Unicode subscripts: the PNG frame draws legend entries as they are
+        sub = str(pair).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+        traces = [
+            {"mode": "lines+markers", "name": f"R{sub}(m) q", "color": _BLUE, "group": "q"},
+            {"mode": "lines+markers", "name": f"R{sub}(n) k", "color": _ORANGE, "group": "k"},
+            {"mode": "lines", "color": _GREEN},
+            {"mode": "text", "color": _GREEN},
+            {"mode": "text", "color": "black"},
+        ]
+        for trace, xs, ys, words in zip(traces, x, y, labels, strict=True):
+            entry = {"type": "scatter", "mode": trace["mode"], "x": xs, "y": ys, **where}
+            if trace["mode"] == "lines+markers":
+                entry.update(
+                    name=trace["name"],
+                    line={"color": trace["color"]},
+                    marker={"size": [0, 10], "color": trace["color"]},
+                    legendgroup=trace["group"],
+                    showlegend=column == 0,
+                )
+            elif trace["mode"] == "lines":
+                entry.update(line={"color": trace["color"]}, hoverinfo="skip", showlegend=False)
+            else:
+                entry.update(
+                    text=words, textfont={"color": trace["color"]}, hoverinfo="skip", showlegend=False
+                )
+            if column == 1:
+                moving.append(len(data))
+            data.append(entry)
+        annotations.append(
+            {
+                "text": title,
+                "x": sum(layout[f"xaxis{axis}"]["domain"]) / 2,
+                "y": 1.0,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+            }
+        )
+    steps = []
+    for a in range(max_shift + 1):
+        x, y, labels = panel(a)
+        steps.append(
+            {"label": str(a), "method": "restyle", "args": [{"x": x, "y": y, "text": labels}, moving]}
+        )
+    layout.update(
+        title={"text": text["plane"].format(i=pair, d=dim), "font": {"size": 15}},
+        height=330 + 125 + SLIDER_SPACE,
+        margin={"l": 60, "r": 20, "t": 125, "b": _AXIS_SPACE + SLIDER_SPACE},
+        annotations=annotations,
+        legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.08, "yanchor": "bottom"},
+        sliders=[_slider(steps, shift, "a = ")],
+    )
+    return InteractiveFigure(
+        data,
+        layout,
+        name="rope-plane",
+        label=text["plane_label"],
+        description=text["plane_name"].format(i=pair, m=m, n=n, a=max_shift, angle=f"{(n - m) * omega:.2f}"),
     )

@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 from posenc.plot import frame, sliders
 from posenc.plot._style import LANGUAGES
 
-MOVING = [sliders.rotation_slider, sliders.base_slider, sliders.rope_slider]
+MOVING = [sliders.rotation_slider, sliders.base_slider, sliders.rope_slider, sliders.rope_plane]
 
 
 @pytest.mark.parametrize("build", MOVING)

@@ -28,6 +28,7 @@ BUILDERS = {
     "rotation-shift": plot.rotation_slider,
     "formula-base": plot.base_slider,
     "rope-decay-base": plot.rope_slider,
+    "rope-plane": plot.rope_plane,
 }
 MIME_TYPES = {"text/plain", "text/html", PLOTLY_MIME, "image/png"}
 FIGURE_DATA = re.compile(r'<script type="application/json" class="posenc-figure-data">(.*?)</script>', re.S)

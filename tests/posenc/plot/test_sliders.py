@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from posenc import frequencies, rope_decay_bound
+from posenc import apply_rope, frequencies, rope_decay_bound
 from posenc.encoding import sinusoidal_encoding
 from posenc.plot import sliders
 from posenc.plot._style import LANGUAGES
 
-MOVING = [sliders.rotation_slider, sliders.base_slider, sliders.rope_slider]
+MOVING = [sliders.rotation_slider, sliders.base_slider, sliders.rope_slider, sliders.rope_plane]
 
 
 def step_values(figure, step: int, key: str) -> list:
@@ -54,6 +54,26 @@ def test_rope_slider_draws_the_bound_for_every_base():
         )
 
 
+def test_rope_plane_turns_q_to_m_and_k_to_n_and_keeps_their_angle():
+    figure = sliders.rope_plane(dim=16, pair=2, m=3, n=9, max_shift=12, shift=4)
+    omega = frequencies(16)[2]
+    assert len(figure.steps) == 13 and figure.active == 4
+    for a in (0, 5, 12):
+        traces = figure.frame(a)
+        q, k = (np.array([trace["x"][1], trace["y"][1]]) for trace in traces[-5:-3])
+        before = np.zeros(16)
+        before[4:6] = np.cos(0.3), np.sin(0.3)
+        # pair 2 of q points at angle 0.3 before the turn: R_2(m + a) moves it to 0.3 + (m + a) ω_2
+        angle = 0.3 + (3 + a) * omega
+        assert q == pytest.approx([np.cos(angle), np.sin(angle)], abs=5e-5)
+        assert q == pytest.approx(apply_rope(before[np.newaxis], offset=3 + a)[0, 4:6], abs=5e-5)
+        between = np.arctan2(k[1], k[0]) - np.arctan2(q[1], q[0])
+        assert np.angle(np.exp(1j * between)) == pytest.approx(6 * omega, abs=1e-3)
+        assert traces[-1]["text"] == [f"m = {3 + a}, n = {9 + a}"]
+    # the left panel stays at m = 3, n = 9
+    assert figure.frame(12)[5]["text"] == ["m = 3, n = 9"]
+
+
 @pytest.mark.parametrize("build", MOVING)
 def test_moving_figures_speak_the_page_language(build):
     texts = {}
@@ -80,6 +100,8 @@ def test_moving_figures_speak_the_page_language(build):
         (sliders.rope_slider, {"bases": (np.inf,)}, "bases must be finite numbers > 1"),
         (sliders.rope_slider, {"max_distance": -1}, "max_distance"),
         (sliders.rope_slider, {"lang": "fr"}, "lang must be one of"),
+        (sliders.rope_plane, {"pair": 4}, r"pair must be a pair index < dim // 2 = 4"),
+        (sliders.rope_plane, {"shift": 61}, r"shift must be one of"),
     ],
 )
 def test_bad_arguments_of_the_moving_figures(build, arguments, message):

@@ -414,6 +414,32 @@ def wrong_partial_rope():
     return {"partial_rope": partial_rope}
 
 
+# 06 RoPE: a token's position in a left-padded batch is its index in its own sequence.
+def check_positions_from_mask(positions_from_mask):
+    import numpy as np
+
+    mask = np.array([[1, 1, 1, 1, 1, 1], [0, 0, 1, 1, 1, 1], [0, 0, 0, 0, 0, 1]])
+    positions = np.asarray(positions_from_mask(mask))
+    same_shape = positions.shape == mask.shape
+    # what the pads get does not matter: the mask hides them
+    tokens = [positions[row][mask[row] == 1].tolist() for row in range(len(mask))] if same_shape else []
+    expected = [list(range(int(row.sum()))) for row in mask]
+    return [
+        (same_shape, f"{positions.shape}"),
+        (tokens == expected, f"{tokens}"),
+    ]
+
+
+def wrong_positions_from_mask():
+    import numpy as np
+
+    def positions_from_mask(mask):
+        mask = np.asarray(mask)
+        return np.broadcast_to(np.arange(mask.shape[-1]), mask.shape)  # the row's index: pads counted
+
+    return {"positions_from_mask": positions_from_mask}
+
+
 # 07 Long context: how many distinct positions bfloat16 keeps among 0 ... 2**κ - 1.
 def check_bfloat16_distinct(bfloat16_distinct):
     import torch
@@ -617,6 +643,7 @@ _CHECKS = (
     Check("ex-rotation-1", check_offset_between, wrong=wrong_offset_between),
     Check("ex-rotation-4", check_shift_matrix, wrong=wrong_shift_matrix),
     Check("ex-rope-3", check_partial_rope, wrong=wrong_partial_rope),
+    Check("ex-rope-4", check_positions_from_mask, wrong=wrong_positions_from_mask),
     Check(
         "ex-longctx-1", check_bfloat16_distinct, wrong=wrong_bfloat16_distinct, right=right_bfloat16_distinct
     ),
