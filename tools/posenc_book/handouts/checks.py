@@ -311,10 +311,13 @@ def check_balanced_std(scaled_ratio, balanced_std):
 
 
 def wrong_balanced_std():
+    def scaled_ratio(std, d_model):
+        return std * (2 * d_model) ** 0.5  # right: the wrong answer is the std below
+
     def balanced_std(d_model):
         return d_model**-0.5  # fairseq's choice: the token vectors start 1.41 times longer
 
-    return {"balanced_std": balanced_std}
+    return {"scaled_ratio": scaled_ratio, "balanced_std": balanced_std}
 
 
 # 05 Rotation: the offset p' - p read back from the encodings of p and p'.
