@@ -6,6 +6,8 @@ The figures live in one module per kind, and this module re-exports them:
 - :mod:`posenc.plot.experiment`: chapter 8's results, e.g. :func:`~posenc.plot.experiment_curves`;
 - :mod:`posenc.plot.sliders`: the figures a reader can move, e.g. :func:`~posenc.plot.base_slider`
   (a :class:`posenc.plot.interactive.InteractiveFigure`);
+- :mod:`posenc.plot.serving`: chapter 9's positions and masks in serving,
+  :func:`~posenc.plot.serving_positions`;
 - :mod:`posenc.plot.frame`: :func:`~posenc.plot.draw_frame`, the matplotlib drawing of one frame of those;
 - :func:`~posenc.plot.finish`, the last call on a figure that a chapter draws with matplotlib itself.
 
@@ -42,6 +44,7 @@ from posenc.plot.experiment import (
     experiment_table,
 )
 from posenc.plot.frame import draw_frame
+from posenc.plot.serving import serving_positions
 from posenc.plot.sliders import BASES, ROPE_BASES, base_slider, rope_plane, rope_slider, rotation_slider
 
 __all__ = [
@@ -65,6 +68,7 @@ __all__ = [
     "rope_slider",
     "rotation_slider",
     "scaling_ratios",
+    "serving_positions",
     "t5_buckets",
     "wavelengths",
     "waves",
