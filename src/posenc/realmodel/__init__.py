@@ -6,7 +6,8 @@ reads its shape and RoPE settings, :func:`load_decoder` dequantizes its weights 
 :class:`~posenc.serving.TinyDecoder` with grouped-query attention and tied embeddings, and
 :func:`load_tokenizer` builds transformers' tokenizer from the same file. The GGUF file orders the
 query and key rows for interleaved pairs: :func:`gguf_row_order` is that fixed permutation.
-:func:`token_nll` computes a long text's loss without holding every logit.
+:func:`token_nll` computes a long text's loss without holding every logit, and :func:`load_text` returns
+the fixed text it reads, volume one of Jane Austen's *Persuasion* (public domain).
 
 This package imports torch and gguf; the tokenizer needs transformers (``posenc[realmodel]``).
 """
@@ -19,18 +20,21 @@ from posenc.realmodel.files import INSTALL_COMMAND, MODEL_FILE, ModelNotFoundErr
 from posenc.realmodel.layout import from_gguf_rows, gguf_row_order, to_gguf_rows
 from posenc.realmodel.loss import token_nll
 from posenc.realmodel.metadata import GGUFConfig, read_config
+from posenc.realmodel.text import TEXT_SHA256, load_text
 from posenc.realmodel.tokenizer import load_tokenizer
 from posenc.realmodel.weights import load_decoder, load_state_dict
 
 __all__ = [
     "INSTALL_COMMAND",
     "MODEL_FILE",
+    "TEXT_SHA256",
     "GGUFConfig",
     "ModelNotFoundError",
     "from_gguf_rows",
     "gguf_row_order",
     "load_decoder",
     "load_state_dict",
+    "load_text",
     "load_tokenizer",
     "model_path",
     "read_config",

@@ -16,7 +16,7 @@ import pytest
 import torch
 from hf_reference import transformers_or_skip
 
-from posenc.realmodel import load_decoder, load_tokenizer, model_path, read_config
+from posenc.realmodel import load_decoder, load_text, load_tokenizer, model_path, read_config
 from posenc.serving import greedy_generate
 
 pytestmark = pytest.mark.slow
@@ -84,6 +84,8 @@ def test_the_weights_are_transformers_weights(reference, decoder):
 def test_the_tokenizer_is_built_from_the_file(tokenizer):
     assert tokenizer("The capital of France is").input_ids == [504, 3575, 282, 4649, 314]
     assert tokenizer.eos_token_id == 2 and len(tokenizer) == 49152
+    # The fixed text covers four times the trained context (issue 35 asks for 32,768 tokens at least).
+    assert len(tokenizer(load_text()).input_ids) == 53281
 
 
 @pytest.mark.parametrize("prompt", PROMPTS, ids=["short", "long"])
