@@ -119,11 +119,15 @@ def test_seed_none_draws_nothing_and_loads_weights():
 def test_attention_in_query_blocks_equals_one_block(monkeypatch):
     model = tiny(dtype=torch.float64, num_kv_heads=2)
     ids = tokens(2, 23, seed=7)
+    mask = torch.ones(2, 23, dtype=torch.long)
+    mask[0, :10] = 0  # left padding: queries that see no key, in the first three blocks
     with torch.no_grad():
-        whole = model(ids)
-        monkeypatch.setattr("posenc.serving.decoder.ATTENTION_BLOCK", 23 * 4)  # blocks of 4 queries
-        blocks = model(ids)
+        whole, padded = model(ids), model(ids, attention_mask=mask)
+        # Blocks of 4 queries, each over the keys up to its last query (the causal mask's future left out).
+        monkeypatch.setattr("posenc.serving.decoder.ATTENTION_BLOCK", 23 * 4)
+        blocks, padded_blocks = model(ids), model(ids, attention_mask=mask)
     assert torch.allclose(blocks, whole, atol=1e-12)
+    assert torch.allclose(padded_blocks, padded, atol=1e-12)
     assert model.hidden_states(ids).shape == (2, 23, D)
 
 

@@ -537,7 +537,9 @@ class TinyDecoder(nn.Module):
 
         The scores of all queries at once are ``heads x seq x keys`` floats: 9.7 GB for SmolLM2's nine
         heads at 16,384 tokens. Blocks of queries keep them near ``ATTENTION_BLOCK`` floats per head;
-        a short sequence is one block, computed exactly as before.
+        a short sequence is one block, computed exactly as before. A block leaves out the keys after
+        the last one any of its queries sees (the future, under the causal mask): their weights are
+        exactly 0, and skipping them halves a long sequence's attention.
         """
         group = self.num_heads // self.num_kv_heads
         # (batch, kv_heads, group, seq, head_dim): the queries that share a key/value head side by side,
@@ -545,13 +547,23 @@ class TinyDecoder(nn.Module):
         q = q.unflatten(1, (self.num_kv_heads, group))
         keys, values = keys[:, :, None], values[:, :, None]
         rows = max(1, ATTENTION_BLOCK // keys.shape[-2])
-        out = [
-            self._attend_block(
-                q[..., start : start + rows, :], keys, values, visible[:, start : start + rows]
+        out = []
+        for start in range(0, q.shape[-2], rows):
+            seen = visible[:, start : start + rows]
+            stop = self._keys_seen(seen)
+            block = q[..., start : start + rows, :]
+            out.append(
+                self._attend_block(block, keys[..., :stop, :], values[..., :stop, :], seen[..., :stop])
             )
-            for start in range(0, q.shape[-2], rows)
-        ]
         return torch.cat(out, dim=-2).flatten(1, 2)
+
+    @staticmethod
+    def _keys_seen(seen: torch.Tensor) -> int:
+        """One past the last key that a query of ``seen`` ``(batch, rows, keys)`` sees; all the keys if
+        a query sees none (softmax then spreads its weight over every key, as one block does)."""
+        if not bool(seen.any(dim=-1).all()):
+            return seen.shape[-1]
+        return int(seen.any(dim=0).any(dim=0).nonzero()[-1]) + 1
 
     def _attend_block(
         self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, visible: torch.Tensor
