@@ -131,6 +131,22 @@ def test_attention_in_query_blocks_equals_one_block(monkeypatch):
     assert model.hidden_states(ids).shape == (2, 23, D)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_fused_attention_equals_the_written_out_softmax(monkeypatch, dtype):
+    ids = tokens(2, 23, seed=8)
+    mask = torch.ones(2, 23, dtype=torch.long)
+    mask[0, :10] = 0  # queries that see no key: weights spread evenly in both forms, no NaN
+    written = tiny(dtype=dtype, num_kv_heads=2)
+    fused = tiny(dtype=dtype, num_kv_heads=2, fused_attention=True)
+    atol = 1e-5 if dtype == torch.float32 else 1e-12
+    with torch.no_grad():
+        for _ in range(2):  # one block, then blocks of 4 queries
+            for kwargs in ({}, {"attention_mask": mask}):
+                assert torch.allclose(fused(ids, **kwargs), written(ids, **kwargs), atol=atol)
+            monkeypatch.setattr("posenc.serving.decoder.ATTENTION_BLOCK", 23 * 4)
+    assert greedy_generate(fused, ids, steps=5).tokens.equal(greedy_generate(written, ids, steps=5).tokens)
+
+
 def test_cache_equals_the_full_forward_and_the_unpadded_sequence():
     model = tiny(dtype=torch.float64)
     ids = tokens(1, 9, seed=3)
@@ -260,6 +276,7 @@ def test_nope_and_partial_rotation():
         ({"seed": 0, "num_kv_heads": 3}, ValueError, "num_kv_heads must divide num_heads = 4"),
         ({"seed": 0, "num_kv_heads": 0}, ValueError, "num_kv_heads must be >= 1"),
         ({"seed": 0, "tie_embeddings": 1}, TypeError, "tie_embeddings must be True or False"),
+        ({"seed": 0, "fused_attention": None}, TypeError, "fused_attention must be True or False"),
     ],
 )
 def test_tiny_decoder_rejects(kwargs, error, match):

@@ -192,6 +192,11 @@ class TinyDecoder(nn.Module):
         Use the token embeddings as the output layer (``lm_head.weight`` *is*
         ``model.embed_tokens.weight``), as SmolLM2 and Llama 3.2 do
         (``tie_word_embeddings``).
+    fused_attention : bool, default False
+        Compute attention with PyTorch's ``scaled_dot_product_attention`` (a fused kernel, about three
+        times faster on a CPU at thousands of tokens) instead of the written-out softmax. The same
+        function, summed in another order: the results differ by float rounding (6e-7 in float32).
+        The chapters' small models keep the written-out form, whose outputs the notebooks store.
     dtype : torch.dtype, default torch.float32
         ``torch.float32`` or ``torch.float64`` (the chapter uses float64, so that
         greedy choices do not depend on the CPU's kernels).
@@ -237,6 +242,7 @@ class TinyDecoder(nn.Module):
         eps: float = 1e-6,
         num_kv_heads: int | None = None,
         tie_embeddings: bool = False,
+        fused_attention: bool = False,
         dtype: torch.dtype = torch.float32,
     ) -> None:
         super().__init__()
@@ -250,6 +256,9 @@ class TinyDecoder(nn.Module):
         if not isinstance(tie_embeddings, bool):
             raise TypeError(f"tie_embeddings must be True or False, got {tie_embeddings!r}")
         self.tie_embeddings = tie_embeddings
+        if not isinstance(fused_attention, bool):
+            raise TypeError(f"fused_attention must be True or False, got {fused_attention!r}")
+        self.fused_attention = fused_attention
         self.max_seq_length = check_int("max_seq_length", max_seq_length, minimum=1)
         self.base = check_base(base)
         self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
@@ -570,6 +579,15 @@ class TinyDecoder(nn.Module):
     ) -> torch.Tensor:
         scale = 1.0 / math.sqrt(self.head_dim)
         blocked = torch.finfo(self.lm_head.weight.dtype).min
+        if self.fused_attention:
+            # An additive mask of blocked (not -inf): a query that sees no key spreads its weight
+            # evenly, as the written-out softmax does, instead of giving NaN.
+            bias = torch.zeros(visible.shape, dtype=q.dtype, device=q.device).masked_fill(~visible, blocked)
+            out = nn.functional.scaled_dot_product_attention(
+                q.flatten(1, 2), keys[:, :, 0], values[:, :, 0], attn_mask=bias[:, None], scale=scale,
+                enable_gqa=True,
+            )  # fmt: skip
+            return out.unflatten(1, q.shape[1:3])
         scores = (q @ keys.transpose(-1, -2)) * scale
         scores = scores.masked_fill(~visible[:, None, None], blocked)
         return torch.softmax(scores, dim=-1) @ values

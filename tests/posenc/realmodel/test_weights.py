@@ -32,7 +32,7 @@ GGUF_NAMES = {
 def original(tied: bool) -> TinyDecoder:
     model = TinyDecoder(
         VOCAB, D, HEADS, LAYERS, seed=3, base=BASE, ffn_dim=FFN, eps=1e-5, num_kv_heads=KV_HEADS,
-        tie_embeddings=tied, max_seq_length=2 * CONTEXT,
+        tie_embeddings=tied, max_seq_length=2 * CONTEXT, fused_attention=True,  # as load_decoder's
     )  # fmt: skip
     with torch.no_grad():  # RMSNorm weights other than 1, so that a swapped norm shows
         for name, parameter in model.named_parameters():
@@ -96,7 +96,7 @@ def test_a_written_model_reads_back_with_the_same_logits(tmp_path, tied):
     assert (weights["lm_head.weight"] is weights["model.embed_tokens.weight"]) == tied
     loaded = load_decoder(path)
     assert loaded.gguf_config == config and not loaded.training
-    assert loaded.max_seq_length == 2 * CONTEXT and loaded.num_kv_heads == KV_HEADS
+    assert loaded.max_seq_length == 2 * CONTEXT and loaded.num_kv_heads == KV_HEADS and loaded.fused_attention
     assert (loaded.lm_head.weight is loaded.model.embed_tokens.weight) == tied
     ids = torch.randint(0, VOCAB, (1, 20), generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
