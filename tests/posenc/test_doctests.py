@@ -38,7 +38,8 @@ def public_modules() -> list[str]:
 
 MODULES = public_modules()
 # posenc.experiment.sweeps' examples train every model of chapter 8 for one step (about 25 s).
-SLOW_EXAMPLES = {"posenc.experiment.sweeps"}
+# posenc.realmodel.weights' and .tokenizer's load SmolLM2-135M (about 10 s each on two busy cores).
+SLOW_EXAMPLES = {"posenc.experiment.sweeps", "posenc.realmodel.weights", "posenc.realmodel.tokenizer"}
 EXAMPLE_MODULES = [
     pytest.param(name, marks=pytest.mark.slow) if name in SLOW_EXAMPLES else name for name in MODULES
 ]

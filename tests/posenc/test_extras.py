@@ -40,6 +40,8 @@ CASES = [
     ("import posenc.serving", ["torch"], "posenc.serving", "torch"),
     ("import posenc.experiment", ["torch"], "posenc.experiment", "torch"),
     ("import posenc.bench", ["torch"], "posenc.bench", "torch"),
+    ("import posenc.realmodel", ["gguf"], "posenc.realmodel", "realmodel"),
+    ("import posenc.realmodel", ["transformers"], "posenc.realmodel", "realmodel"),
     ("import posenc.plot", ["plotly"], "posenc.plot", "plot"),
     ("import posenc.plot", ["PIL"], "posenc.plot", "plot"),
     (
@@ -68,7 +70,8 @@ def test_a_missing_extra_is_named_with_the_command_that_installs_it(statement, b
 
 
 def test_with_everything_installed_the_layers_import():
-    assert run("import posenc.nn, posenc.plot, posenc.serving, posenc.bench", []) == ["imported"]
+    statement = "import posenc.nn, posenc.plot, posenc.serving, posenc.bench, posenc.realmodel"
+    assert run(statement, []) == ["imported"]
 
 
 def test_the_extras_hold_what_their_layers_check():
@@ -78,7 +81,8 @@ def test_the_extras_hold_what_their_layers_check():
     # The import name of each distribution, as require_extra checks it.
     assert extras["torch"] == ["torch"]
     assert extras["plot"] == ["matplotlib", "plotly", "pillow", "babel"]
-    assert extras["book"] == ["posenc[torch,plot]"]
+    assert extras["realmodel"] == ["torch", "gguf", "transformers", "accelerate"]
+    assert extras["book"] == ["posenc[torch,plot,realmodel]"]
     checked = (ROOT / "src/posenc/plot/__init__.py").read_text(encoding="utf-8")
     assert 'require_extra(__name__, "plot", "matplotlib", "plotly", "PIL", "babel")' in checked
 

@@ -21,14 +21,15 @@ def tiny(**kwargs):
     return TinyDecoder(VOCAB, D, HEADS, LAYERS, seed=0, **kwargs)
 
 
-def llama(model, **rope):
+def llama(model, *, kv_heads=HEADS, tied=False, **rope):
     config = transformers.LlamaConfig(
         vocab_size=VOCAB,
         hidden_size=D,
         intermediate_size=4 * D,
         num_hidden_layers=LAYERS,
         num_attention_heads=HEADS,
-        num_key_value_heads=HEADS,
+        num_key_value_heads=kv_heads,
+        tie_word_embeddings=tied,
         rms_norm_eps=1e-6,
         max_position_embeddings=4096,
         rope_parameters={"rope_type": "default", "rope_theta": 10000.0, **rope},
@@ -84,6 +85,66 @@ def test_greedy_generate_equals_llama_generate_on_a_left_padded_batch():
     with torch.no_grad():
         expected = hf.generate(ids, attention_mask=mask, max_new_tokens=8, do_sample=False)[:, 10:]
     assert torch.equal(greedy_generate(model, ids, steps=8, attention_mask=mask).tokens, expected)
+
+
+@pytest.mark.parametrize(("kv_heads", "tied"), [(1, False), (2, True), (HEADS, True)])
+def test_grouped_query_attention_and_tied_embeddings_equal_llama(kv_heads, tied):
+    model = tiny(num_kv_heads=kv_heads, tie_embeddings=tied)
+    assert model.model.layers[0].self_attn.k_proj.weight.shape == (kv_heads * D // HEADS, D)
+    assert (model.lm_head.weight is model.model.embed_tokens.weight) == tied
+    hf = llama(model, kv_heads=kv_heads, tied=tied)
+    ids = tokens(2, 12, seed=6)
+    with torch.no_grad():
+        assert torch.allclose(model(ids), hf(ids).logits, atol=1e-5)
+        expected = hf.generate(ids, max_new_tokens=6, do_sample=False)[:, 12:]
+    assert torch.equal(greedy_generate(model, ids, steps=6).tokens, expected)
+
+
+def test_multi_head_defaults_are_unchanged_by_the_new_options():
+    # num_kv_heads = num_heads and untied embeddings draw the same weights as before the options existed.
+    a, b = tiny(), tiny(num_kv_heads=HEADS, tie_embeddings=False)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+    assert len(list(tiny(tie_embeddings=True).parameters())) == len(list(a.parameters())) - 1
+
+
+def test_seed_none_draws_nothing_and_loads_weights():
+    source = tiny(num_kv_heads=2)
+    empty = TinyDecoder(VOCAB, D, HEADS, LAYERS, seed=None, num_kv_heads=2)
+    empty.load_state_dict(source.state_dict())
+    ids = tokens(1, 7)
+    with torch.no_grad():
+        assert torch.equal(empty(ids), source(ids))
+
+
+def test_attention_in_query_blocks_equals_one_block(monkeypatch):
+    model = tiny(dtype=torch.float64, num_kv_heads=2)
+    ids = tokens(2, 23, seed=7)
+    mask = torch.ones(2, 23, dtype=torch.long)
+    mask[0, :10] = 0  # left padding: queries that see no key, in the first three blocks
+    with torch.no_grad():
+        whole, padded = model(ids), model(ids, attention_mask=mask)
+        # Blocks of 4 queries, each over the keys up to its last query (the causal mask's future left out).
+        monkeypatch.setattr("posenc.serving.decoder.ATTENTION_BLOCK", 23 * 4)
+        blocks, padded_blocks = model(ids), model(ids, attention_mask=mask)
+    assert torch.allclose(blocks, whole, atol=1e-12)
+    assert torch.allclose(padded_blocks, padded, atol=1e-12)
+    assert model.hidden_states(ids).shape == (2, 23, D)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_fused_attention_equals_the_written_out_softmax(monkeypatch, dtype):
+    ids = tokens(2, 23, seed=8)
+    mask = torch.ones(2, 23, dtype=torch.long)
+    mask[0, :10] = 0  # queries that see no key: weights spread evenly in both forms, no NaN
+    written = tiny(dtype=dtype, num_kv_heads=2)
+    fused = tiny(dtype=dtype, num_kv_heads=2, fused_attention=True)
+    atol = 1e-5 if dtype == torch.float32 else 1e-12
+    with torch.no_grad():
+        for _ in range(2):  # one block, then blocks of 4 queries
+            for kwargs in ({}, {"attention_mask": mask}):
+                assert torch.allclose(fused(ids, **kwargs), written(ids, **kwargs), atol=atol)
+            monkeypatch.setattr("posenc.serving.decoder.ATTENTION_BLOCK", 23 * 4)
+    assert greedy_generate(fused, ids, steps=5).tokens.equal(greedy_generate(written, ids, steps=5).tokens)
 
 
 def test_cache_equals_the_full_forward_and_the_unpadded_sequence():
@@ -212,6 +273,10 @@ def test_nope_and_partial_rotation():
         ({"seed": 0, "base": -1.0}, ValueError, "base must be > 1"),
         ({"seed": 0, "eps": 0}, ValueError, "eps must be a number"),
         ({"seed": 0, "frequencies": [1.0]}, ValueError, "frequencies must have length dim // 2 = 4"),
+        ({"seed": 0, "num_kv_heads": 3}, ValueError, "num_kv_heads must divide num_heads = 4"),
+        ({"seed": 0, "num_kv_heads": 0}, ValueError, "num_kv_heads must be >= 1"),
+        ({"seed": 0, "tie_embeddings": 1}, TypeError, "tie_embeddings must be True or False"),
+        ({"seed": 0, "fused_attention": None}, TypeError, "fused_attention must be True or False"),
     ],
 )
 def test_tiny_decoder_rejects(kwargs, error, match):

@@ -16,6 +16,9 @@ from posenc.serving.cache import KVCache
 
 __all__ = ["TinyDecoder"]
 
+# Attention scores per head and query block, at most (about): 2**22 floats are 16 MB per head.
+ATTENTION_BLOCK = 2**22
+
 
 def _as_tensor(value) -> torch.Tensor:
     """A tensor as it is; a list or NumPy array as a tensor (its dtype is checked by the caller)."""
@@ -44,22 +47,24 @@ class _MLP(nn.Module):
 
 
 class _Attention(nn.Module):
-    def __init__(self, d_model: int, num_heads: int) -> None:
+    def __init__(self, d_model: int, num_heads: int, num_kv_heads: int) -> None:
         super().__init__()
         self.num_heads, self.head_dim = num_heads, d_model // num_heads
         self.q_proj = nn.Linear(d_model, d_model, bias=False)
-        self.k_proj = nn.Linear(d_model, d_model, bias=False)
-        self.v_proj = nn.Linear(d_model, d_model, bias=False)
+        # Grouped-query attention: fewer key/value heads, each shared by num_heads // num_kv_heads queries.
+        self.k_proj = nn.Linear(d_model, num_kv_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(d_model, num_kv_heads * self.head_dim, bias=False)
         self.o_proj = nn.Linear(d_model, d_model, bias=False)
 
     def heads(self, x: torch.Tensor) -> torch.Tensor:
-        return x.unflatten(-1, (self.num_heads, self.head_dim)).transpose(1, 2)
+        """``(batch, seq, heads * head_dim)`` -> ``(batch, heads, seq, head_dim)``, for q, k or v."""
+        return x.unflatten(-1, (-1, self.head_dim)).transpose(1, 2)
 
 
 class _Layer(nn.Module):
-    def __init__(self, d_model: int, num_heads: int, ffn_dim: int, eps: float) -> None:
+    def __init__(self, d_model: int, heads: tuple[int, int], ffn_dim: int, eps: float) -> None:
         super().__init__()
-        self.self_attn = _Attention(d_model, num_heads)
+        self.self_attn = _Attention(d_model, *heads)
         self.mlp = _MLP(d_model, ffn_dim)
         self.input_layernorm = _RMSNorm(d_model, eps)
         self.post_attention_layernorm = _RMSNorm(d_model, eps)
@@ -67,11 +72,11 @@ class _Layer(nn.Module):
 
 class _Inner(nn.Module):
     def __init__(
-        self, vocab_size: int, d_model: int, num_heads: int, num_layers: int, ffn_dim: int, eps: float
+        self, vocab_size: int, d_model: int, heads: tuple[int, int], num_layers: int, ffn_dim: int, eps: float
     ) -> None:
         super().__init__()
         self.embed_tokens = nn.Embedding(vocab_size, d_model)
-        self.layers = nn.ModuleList(_Layer(d_model, num_heads, ffn_dim, eps) for _ in range(num_layers))
+        self.layers = nn.ModuleList(_Layer(d_model, heads, ffn_dim, eps) for _ in range(num_layers))
         self.norm = _RMSNorm(d_model, eps)
 
 
@@ -121,6 +126,19 @@ def _check_head_dim(d_model: int, num_heads: int) -> int:
     return head_dim
 
 
+def _check_num_kv_heads(num_kv_heads, num_heads: int) -> int:
+    """``num_kv_heads`` (``None``: ``num_heads``), which must divide ``num_heads``."""
+    if num_kv_heads is None:
+        return num_heads
+    num_kv_heads = check_int("num_kv_heads", num_kv_heads, minimum=1)
+    if num_heads % num_kv_heads:
+        raise ValueError(
+            f"num_kv_heads must divide num_heads = {num_heads} (each key/value head serves "
+            f"the same number of query heads), got {num_kv_heads}"
+        )
+    return num_kv_heads
+
+
 def _check_nope_layers(nope_layers, num_layers: int) -> frozenset:
     if isinstance(nope_layers, (str, bytes)) or not np.iterable(nope_layers):
         raise TypeError(f"nope_layers must be a sequence of layer indices, got {nope_layers!r}")
@@ -144,8 +162,10 @@ class TinyDecoder(nn.Module):
         Attention heads, >= 1.
     num_layers : int
         Decoder layers, >= 1.
-    seed : int
+    seed : int or None
         Seed of the initialisation (integer >= 0): the same seed gives the same model on every machine.
+        ``None`` draws nothing (PyTorch's default initialisation stays), for weights loaded next, as
+        :func:`posenc.realmodel.load_decoder` does: 135 million float64 draws would take seconds.
     max_seq_length : int, default 4096
         Positions the rotary tables hold, >= 1: every position must be below it.
     base : float, default 10000.0
@@ -163,6 +183,20 @@ class TinyDecoder(nn.Module):
         Width of the feed-forward layer, >= 1; default ``4 * d_model``.
     eps : float, default 1e-6
         RMSNorm's epsilon (Hugging Face's ``rms_norm_eps``).
+    num_kv_heads : int, optional
+        Key/value heads (grouped-query attention, Hugging Face's
+        ``num_key_value_heads``), >= 1 and a divisor of ``num_heads``: query
+        head ``h`` reads key/value head ``h // (num_heads // num_kv_heads)``.
+        Default: ``num_heads`` (multi-head attention).
+    tie_embeddings : bool, default False
+        Use the token embeddings as the output layer (``lm_head.weight`` *is*
+        ``model.embed_tokens.weight``), as SmolLM2 and Llama 3.2 do
+        (``tie_word_embeddings``).
+    fused_attention : bool, default False
+        Compute attention with PyTorch's ``scaled_dot_product_attention`` (a fused kernel, about three
+        times faster on a CPU at thousands of tokens) instead of the written-out softmax. The same
+        function, summed in another order: the results differ by float rounding (6e-7 in float32).
+        The chapters' small models keep the written-out form, whose outputs the notebooks store.
     dtype : torch.dtype, default torch.float32
         ``torch.float32`` or ``torch.float64`` (the chapter uses float64, so that
         greedy choices do not depend on the CPU's kernels).
@@ -198,7 +232,7 @@ class TinyDecoder(nn.Module):
         num_heads: int,
         num_layers: int,
         *,
-        seed: int,
+        seed: int | None,
         max_seq_length: int = 4096,
         base: float = 10000.0,
         frequencies=None,
@@ -206,6 +240,9 @@ class TinyDecoder(nn.Module):
         nope_layers=(),
         ffn_dim: int | None = None,
         eps: float = 1e-6,
+        num_kv_heads: int | None = None,
+        tie_embeddings: bool = False,
+        fused_attention: bool = False,
         dtype: torch.dtype = torch.float32,
     ) -> None:
         super().__init__()
@@ -213,8 +250,15 @@ class TinyDecoder(nn.Module):
         self.d_model = check_int("d_model", d_model, minimum=2)
         self.num_heads = check_int("num_heads", num_heads, minimum=1)
         self.num_layers = check_int("num_layers", num_layers, minimum=1)
-        seed = check_int("seed", seed)
+        seed = None if seed is None else check_int("seed", seed)
         self.head_dim = _check_head_dim(self.d_model, self.num_heads)
+        self.num_kv_heads = _check_num_kv_heads(num_kv_heads, self.num_heads)
+        if not isinstance(tie_embeddings, bool):
+            raise TypeError(f"tie_embeddings must be True or False, got {tie_embeddings!r}")
+        self.tie_embeddings = tie_embeddings
+        if not isinstance(fused_attention, bool):
+            raise TypeError(f"fused_attention must be True or False, got {fused_attention!r}")
+        self.fused_attention = fused_attention
         self.max_seq_length = check_int("max_seq_length", max_seq_length, minimum=1)
         self.base = check_base(base)
         self.rotary_dim = check_rotary_dim(rotary_dim, self.head_dim)
@@ -224,11 +268,15 @@ class TinyDecoder(nn.Module):
             raise ValueError(f"eps must be a number with 0 < eps < 1, got {eps!r}")
         if dtype not in (torch.float32, torch.float64):
             raise TypeError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
-        self.model = _Inner(
-            self.vocab_size, self.d_model, self.num_heads, self.num_layers, ffn_dim, float(eps)
-        )
+        heads = (self.num_heads, self.num_kv_heads)
+        self.model = _Inner(self.vocab_size, self.d_model, heads, self.num_layers, ffn_dim, float(eps))
         self.lm_head = nn.Linear(self.d_model, self.vocab_size, bias=False)
-        self._initialise(seed)
+        if tie_embeddings:
+            # One parameter under two names (both in state_dict, as in LlamaForCausalLM); named_parameters
+            # yields it once, so _initialise draws it once, as an embedding.
+            self.lm_head.weight = self.model.embed_tokens.weight
+        if seed is not None:
+            self._initialise(seed)
         self.to(dtype)
         self.set_frequencies(frequencies)
 
@@ -314,19 +362,47 @@ class TinyDecoder(nn.Module):
         torch.Tensor
             Logits of shape ``(batch, seq_len, vocab_size)``.
         """
+        hidden = self.hidden_states(
+            token_ids,
+            position_ids=position_ids,
+            attention_mask=attention_mask,
+            pair_mask=pair_mask,
+            cache=cache,
+        )
+        return self.lm_head(hidden)
+
+    def hidden_states(
+        self,
+        token_ids,
+        *,
+        position_ids=None,
+        attention_mask=None,
+        pair_mask=None,
+        cache: KVCache | None = None,
+    ) -> torch.Tensor:
+        """The last layer's output after the final RMSNorm: what ``lm_head`` turns into logits.
+
+        The arguments are :meth:`forward`'s. A long text's loss needs the logits a few rows at a time
+        (16,384 tokens x 49,152 ids are 3 GB of float32): see :func:`posenc.realmodel.token_nll`.
+
+        Returns
+        -------
+        torch.Tensor
+            Shape ``(batch, seq_len, d_model)``.
+        """
         inputs = self._check_inputs(token_ids, position_ids, attention_mask, pair_mask, cache)
         where = self._positions(inputs, cache)
         visible = self._visible_mask(where, inputs.pairs, cache)
         x = self.model.embed_tokens(inputs.token_ids)
         for index, layer in enumerate(self.model.layers):
             x = self._layer(index, layer, x, where, visible, cache)
-        logits = self.lm_head(self.model.norm(x))
+        hidden = self.model.norm(x)
 
         if cache is not None:
             cache.positions, cache.valid, cache.stream = where.keys, where.valid, where.stream
             cache.seen = cache.seen + inputs.token_ids.shape[1]
             cache._evict()
-        return logits
+        return hidden
 
     def _check_inputs(self, token_ids, position_ids, attention_mask, pair_mask, cache) -> _Inputs:
         """:meth:`forward`'s arguments, checked once, in the order the errors are reported."""
@@ -466,8 +542,52 @@ class TinyDecoder(nn.Module):
     def _attend(
         self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, visible: torch.Tensor
     ) -> torch.Tensor:
+        """Softmax attention of ``q`` ``(batch, heads, seq, head_dim)`` over the keys, in query blocks.
+
+        The scores of all queries at once are ``heads x seq x keys`` floats: 9.7 GB for SmolLM2's nine
+        heads at 16,384 tokens. Blocks of queries keep them near ``ATTENTION_BLOCK`` floats per head;
+        a short sequence is one block, computed exactly as before. A block leaves out the keys after
+        the last one any of its queries sees (the future, under the causal mask): their weights are
+        exactly 0, and skipping them halves a long sequence's attention.
+        """
+        group = self.num_heads // self.num_kv_heads
+        # (batch, kv_heads, group, seq, head_dim): the queries that share a key/value head side by side,
+        # against its keys broadcast over the group (no copy of the keys, unlike repeat_kv).
+        q = q.unflatten(1, (self.num_kv_heads, group))
+        keys, values = keys[:, :, None], values[:, :, None]
+        rows = max(1, ATTENTION_BLOCK // keys.shape[-2])
+        out = []
+        for start in range(0, q.shape[-2], rows):
+            seen = visible[:, start : start + rows]
+            stop = self._keys_seen(seen)
+            block = q[..., start : start + rows, :]
+            out.append(
+                self._attend_block(block, keys[..., :stop, :], values[..., :stop, :], seen[..., :stop])
+            )
+        return torch.cat(out, dim=-2).flatten(1, 2)
+
+    @staticmethod
+    def _keys_seen(seen: torch.Tensor) -> int:
+        """One past the last key that a query of ``seen`` ``(batch, rows, keys)`` sees; all the keys if
+        a query sees none (softmax then spreads its weight over every key, as one block does)."""
+        if not bool(seen.any(dim=-1).all()):
+            return seen.shape[-1]
+        return int(seen.any(dim=0).any(dim=0).nonzero()[-1]) + 1
+
+    def _attend_block(
+        self, q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, visible: torch.Tensor
+    ) -> torch.Tensor:
         scale = 1.0 / math.sqrt(self.head_dim)
         blocked = torch.finfo(self.lm_head.weight.dtype).min
+        if self.fused_attention:
+            # An additive mask of blocked (not -inf): a query that sees no key spreads its weight
+            # evenly, as the written-out softmax does, instead of giving NaN.
+            bias = torch.zeros(visible.shape, dtype=q.dtype, device=q.device).masked_fill(~visible, blocked)
+            out = nn.functional.scaled_dot_product_attention(
+                q.flatten(1, 2), keys[:, :, 0], values[:, :, 0], attn_mask=bias[:, None], scale=scale,
+                enable_gqa=True,
+            )  # fmt: skip
+            return out.unflatten(1, q.shape[1:3])
         scores = (q @ keys.transpose(-1, -2)) * scale
-        scores = scores.masked_fill(~visible[:, None], blocked)
+        scores = scores.masked_fill(~visible[:, None, None], blocked)
         return torch.softmax(scores, dim=-1) @ values
