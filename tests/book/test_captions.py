@@ -63,3 +63,22 @@ def test_pseudo_tex_is_seen():
         assert pseudo_tex(text), text
     assert not pseudo_tex(r"Wavelength $2\pi/\omega_i$ for $d_{\text{model}} = 512$ and `max_distance` = 128")
     assert not pseudo_tex("a scatter of dots, 1/2, 1/16 and 1/256; the context of 131,072 positions")
+
+
+SOLUTION_MARKER = re.compile(r"\{solution-(start|end)\}")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_captioned_figure_inside_a_solution(lang):
+    # A caption makes a LaTeX float, and a solution is a box: the PDF build stops with "Not in outer par
+    # mode" (chapter 5's spectrum did). A figure in a solution keeps its alt text and goes without caption.
+    found = []
+    for name in NOTEBOOKS:
+        inside = False
+        for index, cell in enumerate(nbformat.read(BOOK / lang / name, as_version=4).cells):
+            if cell.cell_type == "markdown":
+                for marker in SOLUTION_MARKER.finditer(cell.source):
+                    inside = marker.group(1) == "start"
+            elif inside and "figure" in cell.metadata.get("mystnb", {}):
+                found.append(f"{name} cell {index}")
+    assert found == []

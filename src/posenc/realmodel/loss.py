@@ -26,7 +26,7 @@ def token_nll(model: TinyDecoder, token_ids, *, chunk_size: int = 1024, position
     chunk_size : int, default 1024
         Rows of logits computed at once, >= 1 (1024 rows of 49,152 float32 logits are 200 MB).
     position_ids : torch.Tensor, optional
-        As :meth:`TinyDecoder.forward`'s; default ``0 ... seq_len - 1``.
+        As :meth:`posenc.serving.TinyDecoder.forward`'s; default ``0 ... seq_len - 1``.
 
     Returns
     -------

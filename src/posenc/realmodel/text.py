@@ -5,7 +5,7 @@ transcription as the R package janeaustenr 1.0.0 stores it (Debian's ``r-cran-ja
 MIT for the package; the novel itself has no owner), chapters 1-12 up to "(End of volume one.)",
 ASCII, one line break per line of the transcription. It ships inside posenc
 (``posenc/realmodel/data/persuasion.txt``), so that the measurements do not change when the book's
-prose does, and :data:`TEXT_SHA256` pins it: SmolLM2's tokenizer makes 53,281 tokens of it, more than
+prose does, and ``TEXT_SHA256`` pins it: SmolLM2's tokenizer makes 53,281 tokens of it, more than
 four times the model's trained context.
 """
 
@@ -34,7 +34,7 @@ def load_text() -> str:
     Raises
     ------
     ValueError
-        If the file's bytes are not those of :data:`TEXT_SHA256` (an edited or re-encoded copy).
+        If the file's bytes are not those of ``TEXT_SHA256`` (an edited or re-encoded copy).
 
     Examples
     --------
