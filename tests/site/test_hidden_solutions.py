@@ -103,7 +103,10 @@ def chapter_parts(path: Path) -> dict[str, set[str]]:
         "solution prose": distinct({f for s in solved for f in prose_fragments("\n".join(s.markdown))}),
         "solution code": distinct(code_fragments([code for s in solved for code in s.code])),
         "solution output": distinct(code_fragments([output for s in solved for output in s.outputs])),
-        "exercise prose": prose_fragments("\n".join(match[0] for match in strip.EXERCISE.finditer(markdown))),
+        # Inline code is left out, as in page_parts: the prose runs read "_" as a space.
+        "exercise prose": prose_fragments(
+            re.sub(r"`[^`\n]*`", " | ", "\n".join(match[0] for match in strip.EXERCISE.finditer(markdown)))
+        ),
         "chapter code": code_fragments(code),
     }
 
