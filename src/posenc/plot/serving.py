@@ -32,9 +32,14 @@ def _grid(ax, values, pad, *, fontsize: float) -> None:
         for c in range(columns):
             colour = "#707070" if pad[r, c] else "black"
             ax.text(c, r, str(values[r, c]), ha="center", va="center", fontsize=fontsize, color=colour)
+    _cell_lines(ax, rows, columns, colour="#9a9a9a", width=0.6)
+
+
+def _cell_lines(ax, rows: int, columns: int, *, colour: str, width: float) -> None:
+    """Thin lines around every cell of a ``rows`` x ``columns`` image, and no ticks."""
     ax.set_xticks(np.arange(columns + 1) - 0.5, minor=True)
     ax.set_yticks(np.arange(rows + 1) - 0.5, minor=True)
-    ax.grid(which="minor", color="#9a9a9a", linewidth=0.6)
+    ax.grid(which="minor", color=colour, linewidth=width)
     ax.tick_params(which="both", length=0)
     ax.set_xticks([])
     ax.set_yticks([])
@@ -120,12 +125,7 @@ def serving_positions(pads: int = 3, lengths=(6, 3, 5), *, lang: str = "en"):
     across = causal + (causal - block)  # 0 masked, 1 same document, 2 another document
     axes[2, 1].imshow(across, cmap=ListedColormap([_CELL, _SEEN, _ACROSS]), vmin=0, vmax=2)
     for ax in axes[2]:
-        ax.set_xticks(np.arange(total + 1) - 0.5, minor=True)
-        ax.set_yticks(np.arange(total + 1) - 0.5, minor=True)
-        ax.grid(which="minor", color="#c8c8c8", linewidth=0.4)
-        ax.tick_params(which="both", length=0)
-        ax.set_xticks([])
-        ax.set_yticks([])
+        _cell_lines(ax, total, total, colour="#c8c8c8", width=0.4)
         ax.set_xlabel(text["key"], fontsize=10)
         # not turned sideways, so that a Korean label reads as text
         ax.set_ylabel(text["query"], fontsize=10, rotation=0, ha="right", va="center")
