@@ -7,7 +7,10 @@ reads its shape and RoPE settings, :func:`load_decoder` dequantizes its weights 
 :func:`load_tokenizer` builds transformers' tokenizer from the same file. The GGUF file orders the
 query and key rows for interleaved pairs: :func:`gguf_row_order` is that fixed permutation.
 :func:`token_nll` computes a long text's loss without holding every logit, and :func:`load_text` returns
-the fixed text it reads, volume one of Jane Austen's *Persuasion* (public domain).
+the fixed text it reads, volume one of Jane Austen's *Persuasion* (public domain). :data:`METHODS` names
+the context-extension settings that :func:`rope_setting` gives the decoder, :func:`passkey_test` hides a
+number in filler text, and :mod:`posenc.realmodel.sweep` measures both over 16,384 tokens
+(``python -m posenc.realmodel sweep``).
 
 This package imports torch and gguf; the tokenizer needs transformers (``posenc[realmodel]``).
 """
@@ -20,16 +23,21 @@ from posenc.realmodel.files import INSTALL_COMMAND, MODEL_FILE, ModelNotFoundErr
 from posenc.realmodel.layout import from_gguf_rows, gguf_row_order, to_gguf_rows
 from posenc.realmodel.loss import token_nll
 from posenc.realmodel.metadata import GGUFConfig, read_config
+from posenc.realmodel.methods import FACTOR, METHODS, rope_setting
+from posenc.realmodel.passkey import PasskeyResult, passkey_ids, passkey_test
 from posenc.realmodel.text import TEXT_SHA256, load_text
 from posenc.realmodel.tokenizer import load_tokenizer
 from posenc.realmodel.weights import load_decoder, load_state_dict
 
 __all__ = [
+    "FACTOR",
     "INSTALL_COMMAND",
+    "METHODS",
     "MODEL_FILE",
     "TEXT_SHA256",
     "GGUFConfig",
     "ModelNotFoundError",
+    "PasskeyResult",
     "from_gguf_rows",
     "gguf_row_order",
     "load_decoder",
@@ -37,7 +45,10 @@ __all__ = [
     "load_text",
     "load_tokenizer",
     "model_path",
+    "passkey_ids",
+    "passkey_test",
     "read_config",
+    "rope_setting",
     "to_gguf_rows",
     "token_nll",
 ]

@@ -290,16 +290,29 @@ class TinyDecoder(nn.Module):
                 std = 1.0 if "embed_tokens" in name else parameter.shape[1] ** -0.5
                 parameter.copy_(torch.randn(parameter.shape, generator=generator, dtype=torch.float64) * std)
 
-    def set_frequencies(self, frequencies=None) -> None:
+    def set_frequencies(self, frequencies=None, *, attention_factor: float = 1.0) -> None:
         """Rotate with new frequencies from now on (``None``: ``base``'s), e.g. dynamic NTK's at a new length.
 
         Keys already in a cache with ``rotated=True`` keep the rotation they were stored with.
+
+        Parameters
+        ----------
+        frequencies : array_like, optional
+            ``rotary_dim // 2`` finite frequencies > 0, e.g. from :func:`posenc.scaled_frequencies`.
+        attention_factor : float, default 1.0
+            Multiplies the cos and sin tables, as transformers does: every query-key score is multiplied
+            by its square (YaRN's :func:`posenc.yarn_attention_factor`), finite and > 0.
         """
         theta = rope_frequencies(self.rotary_dim, self.base, frequencies)
         self.frequencies = theta
         device = self.lm_head.weight.device
         self.rotary = RotaryEmbedding(
-            self.head_dim, self.max_seq_length, layout="half", frequencies=theta, rotary_dim=self.rotary_dim
+            self.head_dim,
+            self.max_seq_length,
+            layout="half",
+            frequencies=theta,
+            rotary_dim=self.rotary_dim,
+            attention_factor=attention_factor,
         ).to(device=device, dtype=self.lm_head.weight.dtype)
 
     def _check_tokens(self, token_ids) -> torch.Tensor:
