@@ -191,7 +191,7 @@ def _check_weights(weights, start: int) -> torch.Tensor:
     start = check_int("start", start, minimum=1)
     if start >= weights.shape[1]:
         raise ValueError(f"start must be below seq_len = {weights.shape[1]}, got {start}")
-    return weights.double()
+    return weights
 
 
 def attention_by_distance(weights, max_distance: int, *, start: int | None = None) -> np.ndarray:
@@ -228,7 +228,7 @@ def attention_by_distance(weights, max_distance: int, *, start: int | None = Non
         raise ValueError(f"start must be at least max_distance = {max_distance}, got {first}")
     rows = torch.arange(first, weights.shape[1])
     return np.stack(
-        [weights[:, rows, rows - delta].mean(dim=1).numpy() for delta in range(max_distance + 1)],
+        [weights[:, rows, rows - delta].double().mean(dim=1).numpy() for delta in range(max_distance + 1)],
         axis=1,
     )
 
@@ -246,12 +246,10 @@ def sink_shares(weights, *, start: int = 16) -> np.ndarray:
     array([1.])
     """
     weights = _check_weights(weights, start)
-    return weights[:, start:, 0].mean(dim=1).numpy()
+    return weights[:, start:, 0].double().mean(dim=1).numpy()
 
 
-def classify_heads(
-    weights, *, window: int = 4, threshold: float = 0.5, start: int = 16
-) -> list[str]:
+def classify_heads(weights, *, window: int = 4, threshold: float = 0.5, start: int = 16) -> list[str]:
     """Name each head by where its weight goes, over the queries ``m >= start``.
 
     The rule, in order: ``"sink"`` if the mean weight on the first token is at least ``threshold``;
