@@ -634,6 +634,93 @@ def wrong_mask_positions():
     return {"mask_positions": mask_positions}
 
 
+# 10 Inside a real model: pairs that turn within a length, the previous token's weight, a perplexity.
+def check_pairs_turning(pairs_turning):
+    import math
+
+    cases = [(64, 100_000.0, 8192), (128, 10_000.0, 4096), (8, 10_000.0, 16), (64, 1000.0, 8192)]
+    counts = [pairs_turning(d, base, length) for d, base, length in cases]
+    whole = all(isinstance(n, int) or getattr(n, "is_integer", lambda: False)() for n in counts)
+    # A pair turns fully within the length when length * omega_i >= 2 pi, omega_i = base ** (-2 i / d).
+    expected = [
+        sum(length * base ** (-2 * i / d) >= 2 * math.pi for i in range(d // 2)) for d, base, length in cases
+    ]
+    right = counts == expected
+    monotone = pairs_turning(64, 100_000.0, 16_384) >= counts[0] >= pairs_turning(64, 1e6, 8192)
+    return [
+        (whole, ""),
+        (right, f"{counts[0]} of 32 pairs for SmolLM2"),
+        (monotone, ""),
+    ]
+
+
+def wrong_pairs_turning():
+    import posenc
+
+    def pairs_turning(head_dim, base, length):
+        # compares 1 / omega_i, not the wavelength 2 pi / omega_i, with the length
+        return int((1 / posenc.frequencies(head_dim, base) <= length).sum())
+
+    return {"pairs_turning": pairs_turning}
+
+
+def check_previous_token_share(previous_token_share):
+    import numpy as np
+    import torch
+
+    seq = 12
+    previous = torch.diag(torch.ones(seq - 1), -1)
+    previous[0, 0] = 1.0
+    spread = torch.ones(seq, seq).tril() / torch.arange(1, seq + 1)[:, None]
+    diagonal = torch.eye(seq)
+    found = np.asarray(previous_token_share(torch.stack([previous, spread, diagonal])), dtype=float)
+    shaped = found.shape == (3,)
+    expected = [1.0, float(np.mean(1 / np.arange(2, seq + 1))), 0.0]
+    right = shaped and bool(np.allclose(found, expected))
+    return [
+        (shaped, ""),
+        (right, f"{found.round(3).tolist()}" if shaped else ""),
+    ]
+
+
+def wrong_previous_token_share():
+    import torch
+
+    def previous_token_share(weights):
+        # the weight on the query's own position, not on the one before it
+        return torch.diagonal(weights, dim1=1, dim2=2).double().mean(dim=1).numpy()
+
+    return {"previous_token_share": previous_token_share}
+
+
+def check_mean_perplexity(mean_perplexity):
+    import math
+
+    from posenc.realmodel.sweep import SweepResults
+
+    results = SweepResults(nll={"a": [1.0, 3.0, 2.0, 4.0]}, length=8192, segment=2048)
+    whole = mean_perplexity(results, "a", 0, 4)
+    part = mean_perplexity(results, "a", 1, 3)
+    right = math.isclose(whole, math.exp(2.5)) and math.isclose(part, math.exp(2.5))
+    one = math.isclose(mean_perplexity(results, "a", 3, 4), math.exp(4.0))
+    return [
+        (right, f"{whole:.3f}"),
+        (one, ""),
+    ]
+
+
+def wrong_mean_perplexity():
+    import math
+
+    import numpy as np
+
+    def mean_perplexity(results, method, first, last):
+        # the mean of the segments' perplexities, not the exponential of the mean loss
+        return float(np.mean([math.exp(v) for v in results.nll[method][first:last]]))
+
+    return {"mean_perplexity": mean_perplexity}
+
+
 _CHECKS = (
     Check("ex-motivation-3", check_causal_self_attention, wrong=wrong_causal_self_attention),
     Check("ex-motivation-4", check_bag_of_words, wrong=wrong_bag_of_words),
@@ -655,6 +742,9 @@ _CHECKS = (
     Check("ex-experiment-4", check_variant_lines, wrong=wrong_variant_lines),
     Check("ex-ropetoday-2", check_shard_work, wrong=wrong_shard_work),
     Check("ex-ropetoday-4", check_mask_positions, wrong=wrong_mask_positions),
+    Check("ex-realmodel-1", check_pairs_turning, wrong=wrong_pairs_turning),
+    Check("ex-realmodel-2", check_previous_token_share, wrong=wrong_previous_token_share),
+    Check("ex-realmodel-3", check_mean_perplexity, wrong=wrong_mean_perplexity),
 )
 # By label.
 CHECKS = {check.label: check for check in _CHECKS}
