@@ -80,7 +80,7 @@ def rope_setting(
     Parameters
     ----------
     method : str
-        A key of :data:`METHODS`.
+        A key of :data:`~posenc.realmodel.methods.METHODS`.
     config : GGUFConfig
         The model's settings, from :func:`~posenc.realmodel.read_config`.
     seq_len : int
@@ -101,7 +101,7 @@ def rope_setting(
     >>> theta, attention = rope_setting("yarn", config, 16384)
     >>> theta.shape, round(attention, 4)
     ((32,), 1.0693)
-    >>> rope_setting("dynamic_hf", config, 8192)[0][-1] == rope_setting("none", config, 8192)[0][-1]
+    >>> bool(rope_setting("dynamic_hf", config, 8192)[0][-1] == rope_setting("none", config, 8192)[0][-1])
     True
     """
     if method not in METHODS:
