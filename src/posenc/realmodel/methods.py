@@ -65,7 +65,8 @@ METHODS: dict[str, Callable[[GGUFConfig, float, int], tuple[np.ndarray, float]]]
 - ``"linear"``: position interpolation (PI), every frequency divided by ``s``;
 - ``"ntk"``: NTK-aware, the base multiplied by ``s ** (dim / (dim - 2))``;
 - ``"dynamic_hf"``, ``"dynamic_yarn"``: NTK with a factor that grows with the input's length, by
-  transformers' rule ``s n / L - (s - 1)`` or the YaRN reference code's ``n / L`` (1 within ``L``);
+  transformers' rule ``s n / L - (s - 1)`` or the YaRN paper's ``n / L`` (section 3.3, 1 within ``L``;
+  the reference code uses it for Dynamic-YaRN, its dynamic NTK class transformers' rule);
 - ``"yarn"``: YaRN's ramp with its attention factor ``0.1 ln(s) + 1``, as transformers' ``yarn``;
 - ``"yarn_no_factor"``: the same frequencies with the attention factor 1;
 - ``"llama3"``: Llama 3.1's three bands (low and high frequency factors 1 and 4).
