@@ -35,6 +35,7 @@ __all__ = [
     "SEGMENT",
     "SweepResults",
     "compare",
+    "largest_move",
     "load",
     "run_sweep",
 ]
@@ -282,3 +283,22 @@ def compare(expected: SweepResults, actual: SweepResults, *, tolerance: float = 
                 where = f"{method}, passkey at {new.length} tokens, depth {new.depth}"
                 problems.append(f"{where}: {new.answer!r}, the file {old.answer!r}")
     return problems
+
+
+def largest_move(expected: SweepResults, actual: SweepResults) -> float:
+    """The largest move (nats) of a segment's mean loss from the file to a re-run, over the methods both hold.
+
+    Examples
+    --------
+    >>> from posenc.realmodel import sweep
+    >>> sweep.largest_move(sweep.load(), sweep.load())
+    0.0
+    """
+    return max(
+        (
+            abs(old - new)
+            for method, values in actual.nll.items()
+            for old, new in zip(expected.nll.get(method, []), values, strict=False)
+        ),
+        default=0.0,
+    )

@@ -79,6 +79,11 @@ def test_compare_finds_moved_losses_changed_passkeys_and_missing_segments():
     assert sweep.compare(results(), other) == ["rope: 2 segments, the file 0"]
 
 
+def test_largest_move_is_the_largest_segment_move_over_the_methods_both_hold():
+    assert sweep.largest_move(results(), results(nll=(2.9, 3.504))) == pytest.approx(0.1)
+    assert sweep.largest_move(results(), dataclasses.replace(results(), nll={"rope": [9.0]})) == 0.0
+
+
 def test_segment_means():
     losses = torch.arange(7, dtype=torch.float32)
     assert sweep.segment_nll(losses, 3) == [1.0, 4.0, 6.0]
