@@ -161,8 +161,9 @@ def scaled_frequencies(
         ``"dynamic"``: how the current length sets the effective ``s``, see
         Notes. ``"hf"`` is transformers' (and every ``rope_type: dynamic``
         config's) rule, in which ``factor`` is a slope; ``"yarn"`` is the YaRN
-        paper's (section 3.3), ``max(1, seq_len / L)``, which does not use
-        ``factor``.
+        paper's Dynamic Scaling (section 3.3), ``max(1, seq_len / L)``, which
+        does not use ``factor`` (YaRN's reference code uses it for
+        Dynamic-YaRN, not for its dynamic NTK class).
 
     Returns
     -------
@@ -192,9 +193,11 @@ def scaled_frequencies(
       that transformers implements. It is 1 at ``seq_len = L`` and grows by
       ``s`` with every further ``L`` positions: ``factor`` is a slope, and at
       ``4 L`` with ``s = 4`` the effective ``s`` is 13.
-    - ``dynamic_rule="yarn"``: ``max(1, seq_len / L)``, the rule of the YaRN
-      paper (section 3.3) and its reference code: the extension ratio
-      itself, 4 at ``4 L``.
+    - ``dynamic_rule="yarn"``: ``max(1, seq_len / L)``, the YaRN paper's
+      Dynamic Scaling (section 3.3): the extension ratio itself, 4 at
+      ``4 L``. The value ``"yarn"`` names the paper's rule. YaRN's reference
+      code uses it for Dynamic-YaRN and dynamic part-NTK, while its own
+      dynamic NTK class uses the ``"hf"`` rule.
 
     The frequencies change with the sequence length. YaRN (section 3.3)
     therefore caches keys before the rotation; transformers' cache holds them

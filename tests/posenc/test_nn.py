@@ -320,8 +320,9 @@ def hf_llama():
 
 
 def left_padded_position_ids(mask):
-    # What HF's generate() builds from the attention mask: positions count the real tokens only.
-    return (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
+    # What HF's generate() builds from the attention mask (transformers 5.23, generation/utils.py): positions
+    # count the real tokens only, and pads get 0 (transformers 4 wrote 1 there; the pads are masked anyway).
+    return (mask.cumsum(-1) - 1).masked_fill(mask == 0, 0)
 
 
 BATCHES = {

@@ -119,8 +119,8 @@ def test_the_cells_pins_are_those_of_requirements_txt():
     binder, _ = requirement_pins(ROOT / "binder" / "requirements.txt")
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras = pyproject["optional-dependencies"]
-    assert extras["book"] == ["posenc[torch,plot]"]
-    wanted = {*pyproject["dependencies"], *extras["torch"], *extras["plot"]}
+    assert extras["book"] == ["posenc[torch,plot]", "transformers"]
+    wanted = {*pyproject["dependencies"], *extras["torch"], *extras["plot"], "transformers"}
     for path in NOTEBOOKS:
         notebook = nbformat.read(path, as_version=4)
         (cell,) = [cell for cell in notebook.cells if "colab" in cell.metadata.get("tags", [])]
@@ -242,3 +242,32 @@ def test_the_cell_is_commented_in_its_editions_language():
     assert code["en"] == code["id"] == code["ko"], "only the comments differ"
     assert colab.edition(BOOK / "ko" / "01_motivation.ipynb") == "ko"
     assert colab.edition(ROOT / "elsewhere" / "demo.ipynb") == "en"
+
+
+def _imported_modules(path) -> set[str]:
+    """The top-level modules that a notebook's code cells import (IPython magics turned into Python first)."""
+    names = set()
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "code" or "colab" in cell.metadata.get("tags", []):
+            continue
+        for node in ast.walk(ast.parse(TransformerManager().transform_cell(cell.source))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_cell_installs_everything_the_chapters_import():
+    # A module that a chapter imports must come with Python, with posenc, or with a package of posenc[book]:
+    # otherwise the chapter fails on Colab at that cell (chapter 9's transformers model once did).
+    from importlib.metadata import packages_distributions
+
+    installed = {canonicalize_name(Requirement(spec).name) for spec in colab.reader_packages()}
+    providers = packages_distributions()
+    missing = {}
+    for path in NOTEBOOKS:
+        for module in _imported_modules(path) - set(sys.stdlib_module_names) - {"posenc"}:
+            if not {canonicalize_name(name) for name in providers.get(module, [])} & installed:
+                missing.setdefault(module, []).append(path.name)
+    assert missing == {}, f"imported but not in posenc[book]: {missing}"

@@ -24,6 +24,7 @@ __all__ = [
     "BAND_MARGIN",
     "FAILED_BELOW",
     "RESULTS_FILE",
+    "SIGN_CLAIMS",
     "SOLVED_AT",
     "TOLERANCE",
     "Record",
@@ -74,6 +75,18 @@ lowest seed for 90 %, the highest for 65 %). 12 of the file's 152 bands are that
 states its conclusions as bands, so this check protects them more tightly than :data:`TOLERANCE`
 does: in the AVX2-only re-run (:data:`AVX2_FILE`), 1 band of 152 changed, and its deciding seed was
 0.2 points from 65 %.
+"""
+
+SIGN_CLAIMS = (
+    (("rescaled", "yarn"), ("probe", "pi-others"), 64),
+    (("rescaled", "dynamic"), ("rescaled", "ntk"), 64),
+)
+"""The leads that chapter 8 states seed by seed: ``((study, recipe), (study, recipe), length)``.
+
+At that length the first model is ahead of the second in every seed of the relative task (YaRN's code ramp
+ahead of ``pi-others``, its attention factor's effect; dynamic NTK ahead of NTK-aware). Where the file
+shows such a lead in every seed, :func:`compare` requires a re-run to show it in every seed too: the
+chapter's sentence would otherwise be wrong, however little each seed moved.
 """
 
 AVX2_FILE = RESULTS_FILE.with_name("experiment_results_avx2.json")
@@ -348,7 +361,8 @@ def compare(expected: Results, actual: Results, *, tolerance: dict | None = None
     seed's accuracy and curve point (``"seed"``), of each mean over the seeds
     and of the mean curve (``"mean"``), and of each label's pooled share
     (``"label"``). Every band must also stay the same, except where its
-    deciding seed lies within :data:`BAND_MARGIN` of the band's threshold.
+    deciding seed lies within :data:`BAND_MARGIN` of the band's threshold,
+    and every lead of :data:`SIGN_CLAIMS` that the file shows in every seed.
 
     Parameters
     ----------
@@ -383,7 +397,33 @@ def compare(expected: Results, actual: Results, *, tolerance: dict | None = None
         if old.keys() != new.keys():
             continue  # reported as missing or unexpected records above
         problems += _compare_group(group, [old[seed] for seed in old], [new[seed] for seed in old], limit)
-    return sorted(problems)
+    return sorted(problems + _lost_leads(expected, actual))
+
+
+def _leads(results: Results, first: tuple, second: tuple, length: int) -> list[float] | None:
+    """Seed by seed, how far ``first`` is ahead of ``second`` at ``length`` (relative task), or None."""
+    try:
+        ahead = {
+            r.seed: r.accuracy(length) for r in results.select(first[0], task="relative", recipe=first[1])
+        }
+        behind = {
+            r.seed: r.accuracy(length) for r in results.select(second[0], task="relative", recipe=second[1])
+        }
+    except ValueError:
+        return None  # reported as missing records
+    return [ahead[seed] - behind[seed] for seed in sorted(ahead.keys() & behind.keys())]
+
+
+def _lost_leads(expected: Results, actual: Results) -> list[str]:
+    """The leads of :data:`SIGN_CLAIMS` that the file shows in every seed and the re-run does not."""
+    problems = []
+    for first, second, length in SIGN_CLAIMS:
+        before, after = _leads(expected, first, second, length), _leads(actual, first, second, length)
+        if before and after is not None and min(before) > 0 and not (after and min(after) > 0):
+            problems.append(
+                f"{first} ahead of {second} at {length} in every seed: no longer ({min(after or [0]):.3f})"
+            )
+    return problems
 
 
 def _check_tolerance(tolerance: dict | None) -> dict:

@@ -7,10 +7,10 @@ reads its shape and RoPE settings, :func:`load_decoder` dequantizes its weights 
 :func:`load_tokenizer` builds transformers' tokenizer from the same file. The GGUF file orders the
 query and key rows for interleaved pairs: :func:`gguf_row_order` is that fixed permutation.
 :func:`token_nll` computes a long text's loss without holding every logit, and :func:`load_text` returns
-the fixed text it reads, volume one of Jane Austen's *Persuasion* (public domain). :data:`METHODS` names
-the context-extension settings that :func:`rope_setting` gives the decoder, :func:`passkey_test` hides a
-number in filler text, and :mod:`posenc.realmodel.sweep` measures both over 16,384 tokens
-(``python -m posenc.realmodel sweep``).
+the fixed text it reads, volume one of Jane Austen's *Persuasion* (public domain).
+:data:`~posenc.realmodel.methods.METHODS` names the context-extension settings that :func:`rope_setting`
+gives the decoder, :func:`passkey_test` hides a number in filler text, and :mod:`posenc.realmodel.sweep`
+measures both over 16,384 tokens (``python -m posenc.realmodel sweep``).
 
 This package imports torch and gguf; the tokenizer needs transformers (``posenc[realmodel]``).
 """

@@ -2,8 +2,9 @@
 
 ``sweep`` runs every method of :data:`posenc.realmodel.METHODS` over 16,384 tokens of the text, and the
 passkey trials, and writes the results file (about 45 minutes on two cores). ``check`` re-computes the
-perplexity of :data:`posenc.realmodel.sweep.CHECKED_METHODS` and compares it with the file, exiting 1 on a
-difference larger than :data:`posenc.realmodel.sweep.NLL_TOLERANCE`.
+perplexity of :data:`posenc.realmodel.sweep.CHECKED_METHODS` (``--all``: the whole sweep, as the weekly
+workflow does) and compares it with the file, exiting 1 on a difference larger than
+:data:`posenc.realmodel.sweep.NLL_TOLERANCE` or a passkey trial that changed.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def main(argv=None) -> int:
         command.add_argument(
             "--output" if name == "sweep" else "--file", type=Path, default=sweep.RESULTS_FILE
         )
+    commands.choices["check"].add_argument("--all", action="store_true", help="every method and the passkeys")
     commands.choices["sweep"].add_argument(
         "--methods", nargs="+", choices=tuple(METHODS), default=tuple(METHODS)
     )
@@ -45,13 +47,23 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     model, tokenizer = load_decoder(), load_tokenizer()
     if args.command == "sweep":
-        results = sweep.run_sweep(model, tokenizer, methods=args.methods, progress=print)
+        results = sweep.run_sweep(
+            model, tokenizer, methods=args.methods, progress=lambda line: print(line, flush=True)
+        )
         results.dump(args.output)
         print(f"wrote {args.output} in {time.perf_counter() - start:.0f} s")
         return 0
     stored = sweep.load(args.file)
-    again = sweep.run_sweep(model, tokenizer, methods=sweep.CHECKED_METHODS, passkey=False, progress=print)
+    again = sweep.run_sweep(
+        model,
+        tokenizer,
+        methods=tuple(METHODS) if args.all else sweep.CHECKED_METHODS,
+        passkey=args.all,
+        progress=lambda line: print(line, flush=True),
+    )
     problems = sweep.compare(stored, again)
+    move = sweep.largest_move(stored, again)
+    print(f"largest move of a segment's loss: {move:.2e} nats, tolerance {sweep.NLL_TOLERANCE}")
     print("\n".join(problems) or f"matches {args.file} ({time.perf_counter() - start:.0f} s)")
     return 1 if problems else 0
 

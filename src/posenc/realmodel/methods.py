@@ -65,7 +65,8 @@ METHODS: dict[str, Callable[[GGUFConfig, float, int], tuple[np.ndarray, float]]]
 - ``"linear"``: position interpolation (PI), every frequency divided by ``s``;
 - ``"ntk"``: NTK-aware, the base multiplied by ``s ** (dim / (dim - 2))``;
 - ``"dynamic_hf"``, ``"dynamic_yarn"``: NTK with a factor that grows with the input's length, by
-  transformers' rule ``s n / L - (s - 1)`` or the YaRN reference code's ``n / L`` (1 within ``L``);
+  transformers' rule ``s n / L - (s - 1)`` or the YaRN paper's ``n / L`` (section 3.3, 1 within ``L``;
+  the reference code uses it for Dynamic-YaRN, its dynamic NTK class transformers' rule);
 - ``"yarn"``: YaRN's ramp with its attention factor ``0.1 ln(s) + 1``, as transformers' ``yarn``;
 - ``"yarn_no_factor"``: the same frequencies with the attention factor 1;
 - ``"llama3"``: Llama 3.1's three bands (low and high frequency factors 1 and 4).
@@ -80,7 +81,7 @@ def rope_setting(
     Parameters
     ----------
     method : str
-        A key of :data:`METHODS`.
+        A key of :data:`~posenc.realmodel.methods.METHODS`.
     config : GGUFConfig
         The model's settings, from :func:`~posenc.realmodel.read_config`.
     seq_len : int
@@ -101,7 +102,7 @@ def rope_setting(
     >>> theta, attention = rope_setting("yarn", config, 16384)
     >>> theta.shape, round(attention, 4)
     ((32,), 1.0693)
-    >>> rope_setting("dynamic_hf", config, 8192)[0][-1] == rope_setting("none", config, 8192)[0][-1]
+    >>> bool(rope_setting("dynamic_hf", config, 8192)[0][-1] == rope_setting("none", config, 8192)[0][-1])
     True
     """
     if method not in METHODS:

@@ -47,6 +47,12 @@ class PasskeyResult:
         The key's tokens (a space, then one token per digit).
     log_prob : float
         The log-probability of the whole key, in nats.
+
+    Examples
+    --------
+    >>> from posenc.realmodel import PasskeyResult
+    >>> PasskeyResult(length=4090, depth=0.5, answer=" 68213", correct=6, tokens=6, log_prob=-0.01).found
+    True
     """
 
     length: int
@@ -80,6 +86,14 @@ def passkey_ids(tokenizer, length: int, depth: float, *, key: str = KEY) -> tupl
     -------
     tuple of (torch.Tensor, int)
         The ids, ``(1, n)`` with ``length - 24 < n <= length``, and how many of the last ids are the key.
+
+    Examples
+    --------
+    >>> from posenc.realmodel import load_tokenizer, passkey_ids
+    >>> tokenizer = load_tokenizer()
+    >>> ids, size = passkey_ids(tokenizer, 1024, 0.5)
+    >>> 1000 < ids.shape[1] <= 1024, size, tokenizer.decode(ids[0, -size:])
+    (True, 6, ' 68213')
     """
     length = check_int("length", length, minimum=256)
     depth = check_real("depth", depth)
@@ -114,6 +128,15 @@ def passkey_test(
     Returns
     -------
     PasskeyResult
+
+    Examples
+    --------
+    SmolLM2 finds the key halfway through 1,024 tokens:
+
+    >>> from posenc.realmodel import load_decoder, load_tokenizer, passkey_test
+    >>> result = passkey_test(load_decoder(max_seq_length=1024), load_tokenizer(), 1024, 0.5)
+    >>> result.answer, result.found
+    (' 68213', True)
     """
     if not isinstance(model, TinyDecoder):
         raise TypeError(f"model must be a posenc.serving.TinyDecoder, got {type(model).__name__}")

@@ -194,6 +194,21 @@ def test_compare_requires_every_band_unless_a_seed_decides_it_at_its_threshold()
     assert R.BAND_MARGIN == 0.03
 
 
+def test_compare_requires_the_leads_the_chapter_states_in_every_seed():
+    # Tech review P4: "positive in every seed" (YaRN's code ramp minus pi-others at 64 tokens) must survive.
+    stored = R.load()
+    assert all(min(R._leads(stored, a, b, n)) > 0 for a, b, n in R.SIGN_CLAIMS)
+    changed = R.load()
+    (yarn,) = [r for r in changed.select("rescaled", task="relative", recipe="yarn", seed=2)]
+    (others,) = [r for r in changed.select("probe", task="relative", recipe="pi-others", seed=2)]
+    yarn.correct[64] = others.correct[64]  # seed 2: no lead, and every seed's accuracy within tolerance
+    problems = R.compare(stored, changed)
+    assert any(
+        "('rescaled', 'yarn') ahead of ('probe', 'pi-others') at 64 in every seed" in p for p in problems
+    )
+    assert R.compare(stored, R.load(R.AVX2_FILE)) == []
+
+
 def test_the_band_margin_covers_what_an_avx2_run_changed():
     committed, avx2 = R.load(), R.load(R.AVX2_FILE)
     changed, bands, close = [], 0, 0

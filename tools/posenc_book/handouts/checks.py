@@ -443,6 +443,44 @@ def wrong_positions_from_mask():
     return {"positions_from_mask": positions_from_mask}
 
 
+# 06 RoPE: the solution f(x, m) of the functional equation, for complex pairs.
+def check_relative_rotation(relative_rotation):
+    import numpy as np
+
+    rng = np.random.default_rng(seed=2)
+    z = rng.normal(size=4) + 1j * rng.normal(size=4)
+    w = rng.normal(size=4) + 1j * rng.normal(size=4)
+    omega = 0.1
+    turned = np.asarray(relative_rotation(z, 7, omega))
+    same_shape = turned.shape == z.shape
+    start_error = float(np.abs(np.asarray(relative_rotation(z, 0, omega)) - z).max())
+    length_error = float(np.abs(np.abs(turned) - np.abs(z)).max()) if same_shape else np.inf
+    step = np.angle(np.asarray(relative_rotation(z, 8, omega)) / turned) if same_shape else np.inf
+    step_error = float(np.abs(step - omega).max())
+
+    def product(m, n):
+        return np.asarray(relative_rotation(z, m, omega)) * np.conj(relative_rotation(w, n, omega))
+
+    shifts = rng.integers(0, 100, size=(50, 3))
+    shift_error = max(float(np.abs(product(m, n) - product(m + a, n + a)).max()) for m, n, a in shifts)
+    return [
+        (same_shape, f"{turned.shape}"),
+        (start_error < 1e-12, f"max |f(z, 0) - z| = {start_error:.1e} (< 1e-12)"),
+        (length_error < 1e-12, f"max ||f(z, 7)| - |z|| = {length_error:.1e} (< 1e-12)"),
+        (step_error < 1e-9, f"max |angle step - omega| = {step_error:.1e} (< 1e-9)"),
+        (shift_error < 1e-9, f"max |change of f(z, m) conj f(w, n)| = {shift_error:.1e} (< 1e-9)"),
+    ]
+
+
+def wrong_relative_rotation():
+    import numpy as np
+
+    def relative_rotation(z, m, omega):
+        return z * np.exp(1j * m**2 * omega)  # an angle that is not proportional to m
+
+    return {"relative_rotation": relative_rotation}
+
+
 # 07 Long context: how many distinct positions bfloat16 keeps among 0 ... 2**κ - 1.
 def check_bfloat16_distinct(bfloat16_distinct):
     import torch
@@ -734,6 +772,7 @@ _CHECKS = (
     Check("ex-rotation-4", check_shift_matrix, wrong=wrong_shift_matrix),
     Check("ex-rope-3", check_partial_rope, wrong=wrong_partial_rope),
     Check("ex-rope-4", check_positions_from_mask, wrong=wrong_positions_from_mask),
+    Check("ex-rope-5", check_relative_rotation, wrong=wrong_relative_rotation),
     Check(
         "ex-longctx-1", check_bfloat16_distinct, wrong=wrong_bfloat16_distinct, right=right_bfloat16_distinct
     ),
