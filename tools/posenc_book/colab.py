@@ -150,10 +150,8 @@ def model_wheel() -> str:
 
 def uses_model(notebook) -> bool:
     """Whether a notebook's code imports posenc.realmodel, and so needs the model's wheel."""
-    return any(
-        cell.cell_type == "code" and USES_MODEL.search(cell.source) and TAG not in cell.metadata.get("tags", [])
-        for cell in notebook.cells
-    )
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    return any(USES_MODEL.search(cell.source) and TAG not in cell.metadata.get("tags", []) for cell in code)
 
 
 def cell_source(
