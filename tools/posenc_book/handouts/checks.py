@@ -759,6 +759,35 @@ def wrong_mean_perplexity():
     return {"mean_perplexity": mean_perplexity}
 
 
+def check_interleave_rows(interleave_rows):
+    import numpy as np
+
+    eight = np.asarray(interleave_rows(8)).tolist()
+    orders = {d: np.asarray(interleave_rows(d)) for d in (2, 8, 64)}
+    permutation = all(sorted(order.tolist()) == list(range(d)) for d, order in orders.items())
+    # Row 2i holds the half layout's row i and row 2i + 1 its row i + d/2.
+    pairs = all(
+        order[0::2].tolist() == list(range(d // 2)) and order[1::2].tolist() == list(range(d // 2, d))
+        for d, order in orders.items()
+    )
+    return [
+        (permutation, ""),
+        (pairs, f"{eight}"),
+    ]
+
+
+def wrong_interleave_rows():
+    import numpy as np
+
+    def interleave_rows(head_dim):
+        # the inverse order: where each half-layout row goes, not which row each file row holds
+        return np.argsort(
+            np.stack([np.arange(head_dim // 2), np.arange(head_dim // 2) + head_dim // 2], 1).ravel()
+        )
+
+    return {"interleave_rows": interleave_rows}
+
+
 _CHECKS = (
     Check("ex-motivation-3", check_causal_self_attention, wrong=wrong_causal_self_attention),
     Check("ex-motivation-4", check_bag_of_words, wrong=wrong_bag_of_words),
@@ -784,6 +813,7 @@ _CHECKS = (
     Check("ex-realmodel-1", check_pairs_turning, wrong=wrong_pairs_turning),
     Check("ex-realmodel-2", check_previous_token_share, wrong=wrong_previous_token_share),
     Check("ex-realmodel-3", check_mean_perplexity, wrong=wrong_mean_perplexity),
+    Check("ex-realmodel-4", check_interleave_rows, wrong=wrong_interleave_rows),
 )
 # By label.
 CHECKS = {check.label: check for check in _CHECKS}
