@@ -27,7 +27,7 @@ def _has_hangul(text: str) -> bool:
 
 
 def finish(fig):
-    """``fig`` with Hangul in NanumGothic, laid out tightly and closed in pyplot.
+    """``fig`` with Hangul in NanumGothic, laid out tightly (unless it has a layout engine) and closed in pyplot.
 
     The book's own figures call it; a chapter that draws with matplotlib directly calls it last, so that a
     Korean label that mixes Hangul and math renders, and the figure shows once, as the cell's value.
@@ -58,6 +58,7 @@ def finish(fig):
     for label in fig.findobj(Text):
         if _has_hangul(label.get_text()):
             label.set_fontfamily(["NanumGothic", "DejaVu Sans"])
-    fig.tight_layout()
+    if fig.get_layout_engine() is None:  # a figure made with layout="constrained" keeps it
+        fig.tight_layout()
     plt.close(fig)
     return fig
