@@ -27,7 +27,7 @@ def _has_hangul(text: str) -> bool:
 
 
 def finish(fig):
-    """``fig`` with Hangul in NanumGothic, laid out tightly (unless it has a layout engine) and closed in pyplot.
+    """``fig`` with Hangul in NanumGothic, laid out tightly (unless it has a layout engine), closed in pyplot.
 
     The book's own figures call it; a chapter that draws with matplotlib directly calls it last, so that a
     Korean label that mixes Hangul and math renders, and the figure shows once, as the cell's value.

@@ -1,12 +1,8 @@
 """posenc.plot._style.finish: the last call on a chapter's own figure."""
 
-import matplotlib
+import matplotlib.pyplot as plt
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-
-from posenc.plot._style import finish  # noqa: E402
+from posenc.plot._style import finish
 
 
 def test_a_korean_label_with_math_gets_nanumgothic_first_and_the_figure_is_closed():
@@ -19,7 +15,7 @@ def test_a_korean_label_with_math_gets_nanumgothic_first_and_the_figure_is_close
     assert not plt.fignum_exists(fig.number)
 
 
-def test_a_figure_without_a_layout_engine_is_laid_out_tightly_and_a_constrained_one_keeps_its_engine():
+def test_a_plain_figure_is_laid_out_tightly_and_a_constrained_one_keeps_its_engine():
     plain, _ = plt.subplots()
     default_left = plain.subplotpars.left
     constrained, axes = plt.subplots(1, 2, layout="constrained")
