@@ -6,11 +6,12 @@ code and wide formulas show that they scroll.
   page shows a TeX delimiter ``\\(`` or ``\\[`` as text outside code. Before issue 32 every formula was
   raw TeX in the page until MathJax 3 typeset it in the browser. The search index holds each formula
   once, in plain letters (its MathML), not also as the mathematical italic drawn on screen.
-- **On Fast 3G.** Chapter 6 (the chapter with the most display math) is loaded with a cold cache, the
-  network throttled through the DevTools protocol to DevTools' own "Fast 3G" preset, once served as
-  the files are (the test server does not compress) and once gzip-encoded, as a static host serves it.
-  At the first contentful paint no raw TeX is in view, and the math's fonts are loaded within 3 s of it.
-  The times are printed.
+- **On Fast 3G.** The English chapter with the most formulas (chapter 5 since chapter 6's optional deep
+  dives have a page of their own) and the heaviest English chapter page (chapter 6), read from the built
+  site, are each loaded with a cold cache, the network throttled through the DevTools protocol to
+  DevTools' own "Fast 3G" preset, once served as the files are (the test server does not compress) and
+  once gzip-encoded, as a static host serves it. At the first contentful paint no raw TeX is in view, and
+  the math is typeset and its fonts are loaded within 3 s of it. The times are printed.
 - **Formulas are not tab stops** (MathJax 3 made every formula one: 233 of chapter 6's 440), except a
   display formula wider than its column, which the arrow keys then scroll.
 - **Scroll shadows** (book/_static/posenc-scroll.css). At 320 px (the narrowest phones, where chapter 5
@@ -34,13 +35,13 @@ import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from site_helpers import SCREENSHOTS, _QuietHandler, serve, site_path, toc_docnames
 
 DOCNAMES = toc_docnames()
-CHAPTER = "book/en/06_rope"
+CHAPTER = "book/en/06_rope"  # the chapter with the most display math
 # A chapter with a display formula wider than a phone: since the long derivations were split over lines
 # (issue 32), no formula is wider than a 360 px phone's column; on the narrowest phones (320 px) chapter
 # 5's T(k), a block-diagonal matrix (tests/book/test_display_math.py), still scrolls, by about 40 px.
@@ -174,11 +175,13 @@ FAST_3G = {
     "downloadThroughput": 1.6 * 1000 * 1000 / 8 * 0.9,  # 180,000 bytes/s
     "uploadThroughput": 750 * 1000 / 8 * 0.9,  # 84,375 bytes/s
 }
-# The issue's promise: typeset math within 3 s of the first paint, as a static host serves the page (gzip,
-# as GitHub Pages does). Served uncompressed, chapter 6 (934 KB of HTML since its optional sections on
-# Transformer-XL, DeBERTa, TUPE and the derivation of RoPE) measured 3.46 and 3.57 s: a known regression,
-# allowed 4 s until the chapter's page is split (CHANGELOG, issue 36's closing note); gzip measured 2.04 s.
-MATH_WITHIN = {"gzip": 3.0, "identity": 4.0}
+# The issue's promise: typeset math within 3 s of the first paint, served as the files are and as a
+# static host serves them (gzip, as GitHub Pages does). The time after the first paint is mostly the rest
+# of the page's HTML still on its way (the math is typeset at build time: it is ready when the page is
+# parsed) and the math's fonts. Chapter 6's page at 934 KB (with its optional sections on Transformer-XL,
+# DeBERTa and TUPE, the derivation of RoPE and where position enters the logit) took 3.4-3.7 s
+# uncompressed; those sections have a page of their own since (book/*/06a_rope_deeper.ipynb).
+MATH_WITHIN = {"gzip": 3.0, "identity": 3.0}
 
 # Installed before the page's own scripts. At the first contentful paint: the formulas and TeX
 # delimiters in view. At every frame until then: the first time every formula of the page is typeset.
@@ -266,22 +269,44 @@ def fast_3g_visit(browser, url: str) -> dict:
         context.close()
 
 
+def slowest_math_pages(site: Path) -> list[str]:
+    """The English chapter with the most formulas and the heaviest English chapter page (its HTML, which
+    must all arrive before the page is parsed and its math ready): one page or two."""
+    chapters = [
+        name
+        for name in DOCNAMES
+        if name.startswith("book/en/") and re.match(r"\d\d_", PurePosixPath(name).name)
+    ]
+
+    def formulas(name: str) -> int:
+        return (site / site_path(name)).read_text(encoding="utf-8").count("<mjx-container")
+
+    def size(name: str) -> int:
+        return (site / site_path(name)).stat().st_size
+
+    return list(dict.fromkeys([max(chapters, key=formulas), max(chapters, key=size)]))
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("encoding", ["identity", "gzip"])
 def test_fast_3g_shows_typeset_math_within_3_s_of_the_first_paint(browser, site, encoding):
     """No raw TeX at the first paint; the math (formulas and their fonts) ready within 3 s of it."""
+    pages = slowest_math_pages(site)
     server = serve(site, _GzipHandler) if encoding == "gzip" else serve(site)
     with server as base_url:
-        found = fast_3g_visit(browser, base_url + site_path(CHAPTER))
-    fcp, ready, at_fcp = found["fcp"], found["ready"], found["atFcp"]
-    print(
-        f"{CHAPTER} on Fast 3G ({encoding}, {found['bytes'] / 1e6:.2f} MB): first contentful paint "
-        f"{fcp / 1000:.2f} s, math typeset and its fonts loaded {ready / 1000:.2f} s "
-        f"({(ready - fcp) / 1000:.2f} s after); at the first paint {at_fcp['inView']} formulas in view, "
-        f"raw TeX {at_fcp['rawInView'] + at_fcp['rawText']}"
-    )
-    assert at_fcp["rawInView"] == [] and at_fcp["rawText"] == [], at_fcp
-    assert (ready - fcp) / 1000 <= MATH_WITHIN[encoding], found
+        visits = {name: fast_3g_visit(browser, base_url + site_path(name)) for name in pages}
+    for name, found in visits.items():
+        fcp, ready, at_fcp = found["fcp"], found["ready"], found["atFcp"]
+        print(
+            f"{name} on Fast 3G ({encoding}, {found['bytes'] / 1e6:.2f} MB): first contentful paint "
+            f"{fcp / 1000:.2f} s, math typeset and its fonts loaded {ready / 1000:.2f} s "
+            f"({(ready - fcp) / 1000:.2f} s after); at the first paint {at_fcp['inView']} formulas in view, "
+            f"raw TeX {at_fcp['rawInView'] + at_fcp['rawText']}"
+        )
+    for name, found in visits.items():
+        at_fcp = found["atFcp"]
+        assert at_fcp["rawInView"] == [] and at_fcp["rawText"] == [], (name, at_fcp)
+        assert (found["ready"] - found["fcp"]) / 1000 <= MATH_WITHIN[encoding], (name, found)
 
 
 # ------------------------------------------------------------------------------------------------
