@@ -30,7 +30,7 @@ from __future__ import annotations
 import html
 import re
 
-# The pages that are not chapters (chapters are 01_motivation ... 09_rope_today).
+# The pages that are not chapters (chapters are 01_motivation ... 10_real_model).
 CHAPTER = re.compile(r"(^|/)\d\d_[^/]*$")
 # How much a course page's words weigh, against 1 for a chapter's prose (Pagefind's scale, 0-10;
 # headings weigh 5-7 on a chapter page, and inside an explicitly weighted block they take its weight).
