@@ -30,14 +30,9 @@ from __future__ import annotations
 import html
 import re
 
-<<<<<<< HEAD
-# The pages that are not chapters (chapters are 01_motivation ... 09_rope_today, with a chapter's own page of
+# The pages that are not chapters (chapters are 01_motivation ... 10_real_model, with a chapter's own page of
 # optional deep dives such as 06a_rope_deeper).
 CHAPTER = re.compile(r"(^|/)\d\d[a-z]?_[^/]*$")
-=======
-# The pages that are not chapters (chapters are 01_motivation ... 10_real_model).
-CHAPTER = re.compile(r"(^|/)\d\d_[^/]*$")
->>>>>>> wt-c10kit
 # How much a course page's words weigh, against 1 for a chapter's prose (Pagefind's scale, 0-10;
 # headings weigh 5-7 on a chapter page, and inside an explicitly weighted block they take its weight).
 COURSE_WEIGHT = "0.3"
