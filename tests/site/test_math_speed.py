@@ -41,7 +41,7 @@ import pytest
 from site_helpers import SCREENSHOTS, _QuietHandler, serve, site_path, toc_docnames
 
 DOCNAMES = toc_docnames()
-CHAPTER = "book/en/06_rope"  # the chapter with the most display math
+CHAPTER = "book/en/06_rope"  # the search-index test's page (the Fast 3G test picks its own pages)
 # A chapter with a display formula wider than a phone: since the long derivations were split over lines
 # (issue 32), no formula is wider than a 360 px phone's column; on the narrowest phones (320 px) chapter
 # 5's T(k), a block-diagonal matrix (tests/book/test_display_math.py), still scrolls, by about 40 px.

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from posenc._checks import check_int
-from posenc.rope import apply_rope
+from posenc.rope import apply_rope, check_layout
 from posenc.serving import TinyDecoder
 
 __all__ = [
@@ -69,12 +69,10 @@ def pair_norm_shares(x, layout: str = "half") -> np.ndarray:
     if values.ndim < 1 or values.shape[-1] < 2 or values.shape[-1] % 2:
         raise ValueError(f"x must have an even last axis of head_dim features, got {values.shape}")
     half = values.shape[-1] // 2
-    if layout == "half":
+    if check_layout(layout) == "half":
         first, second = values[..., :half], values[..., half:]
-    elif layout == "interleaved":
-        first, second = values[..., 0::2], values[..., 1::2]
     else:
-        raise ValueError(f"layout must be 'half' or 'interleaved', got {layout!r}")
+        first, second = values[..., 0::2], values[..., 1::2]
     norms = np.hypot(first, second).reshape(-1, half).mean(axis=0)
     total = norms.sum()
     if not total > 0:
