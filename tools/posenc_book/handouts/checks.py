@@ -672,7 +672,7 @@ def wrong_mask_positions():
     return {"mask_positions": mask_positions}
 
 
-# 10 Inside a real model: pairs that turn within a length, the previous token's weight, a perplexity.
+# 10 Inside a real model: pairs that turn within a length, the previous token's weight, llama3's bands.
 def check_pairs_turning(pairs_turning):
     import math
 
@@ -731,32 +731,40 @@ def wrong_previous_token_share():
     return {"previous_token_share": previous_token_share}
 
 
-def check_mean_perplexity(mean_perplexity):
-    import math
+def check_llama3_bands(llama3_bands):
+    import numpy as np
 
-    from posenc.realmodel.sweep import SweepResults
+    import posenc
 
-    results = SweepResults(nll={"a": [1.0, 3.0, 2.0, 4.0]}, length=8192, segment=2048)
-    whole = mean_perplexity(results, "a", 0, 4)
-    part = mean_perplexity(results, "a", 1, 3)
-    right = math.isclose(whole, math.exp(2.5)) and math.isclose(part, math.exp(2.5))
-    one = math.isclose(mean_perplexity(results, "a", 3, 4), math.exp(4.0))
+    cases = [(64, 100_000.0, 8192), (8, 10_000.0, 16), (128, 500_000.0, 8192)]
+    found = [np.asarray(llama3_bands(d, base, length)).tolist() for d, base, length in cases]
+    shaped = all(len(bands) == d // 2 for bands, (d, _base, _length) in zip(found, cases, strict=True))
+    # The bands as posenc scales the frequencies (low_freq_factor 1, high_freq_factor 4), s = 2.
+    expected = []
+    for d, base, length in cases:
+        ratio = posenc.scaled_frequencies(d, 2.0, method="llama3", base=base, original_max_position=length)
+        ratio = ratio / posenc.frequencies(d, base)
+        bands = np.where(np.isclose(ratio, 1), "keep", np.where(np.isclose(ratio, 0.5), "divide", "blend"))
+        expected.append(bands.tolist())
+    right = shaped and found == expected
+    counts = {band: found[0].count(band) for band in ("keep", "blend", "divide")} if shaped else {}
     return [
-        (right, f"{whole:.3f}"),
-        (one, ""),
+        (shaped, ""),
+        (right, f"SmolLM2: {counts}" if shaped else ""),
     ]
 
 
-def wrong_mean_perplexity():
-    import math
-
+def wrong_llama3_bands():
     import numpy as np
 
-    def mean_perplexity(results, method, first, last):
-        # the mean of the segments' perplexities, not the exponential of the mean loss
-        return float(np.mean([math.exp(v) for v in results.nll[method][first:last]]))
+    import posenc
 
-    return {"mean_perplexity": mean_perplexity}
+    def llama3_bands(head_dim, base, length):
+        # compares 1 / omega_i, not the wavelength 2 pi / omega_i, with the thresholds
+        period = 1 / posenc.frequencies(head_dim, base)
+        return np.where(period < length / 4, "keep", np.where(period > length, "divide", "blend"))
+
+    return {"llama3_bands": llama3_bands}
 
 
 def check_interleave_rows(interleave_rows):
@@ -812,7 +820,7 @@ _CHECKS = (
     Check("ex-ropetoday-4", check_mask_positions, wrong=wrong_mask_positions),
     Check("ex-realmodel-1", check_pairs_turning, wrong=wrong_pairs_turning),
     Check("ex-realmodel-2", check_previous_token_share, wrong=wrong_previous_token_share),
-    Check("ex-realmodel-3", check_mean_perplexity, wrong=wrong_mean_perplexity),
+    Check("ex-realmodel-3", check_llama3_bands, wrong=wrong_llama3_bands),
     Check("ex-realmodel-4", check_interleave_rows, wrong=wrong_interleave_rows),
 )
 # By label.
