@@ -739,12 +739,14 @@ def check_llama3_bands(llama3_bands):
     cases = [(64, 100_000.0, 8192), (8, 10_000.0, 16), (128, 500_000.0, 8192)]
     found = [np.asarray(llama3_bands(d, base, length)).tolist() for d, base, length in cases]
     shaped = all(len(bands) == d // 2 for bands, (d, _base, _length) in zip(found, cases, strict=True))
-    # The bands as posenc scales the frequencies (low_freq_factor 1, high_freq_factor 4), s = 2.
+    # The bands as posenc scales the frequencies (low_freq_factor 1, high_freq_factor 4).
+    factor = 2.0
     expected = []
     for d, base, length in cases:
-        ratio = posenc.scaled_frequencies(d, 2.0, method="llama3", base=base, original_max_position=length)
+        ratio = posenc.scaled_frequencies(d, factor, method="llama3", base=base, original_max_position=length)
         ratio = ratio / posenc.frequencies(d, base)
-        bands = np.where(np.isclose(ratio, 1), "keep", np.where(np.isclose(ratio, 0.5), "divide", "blend"))
+        divided = np.isclose(ratio, 1 / factor)
+        bands = np.where(np.isclose(ratio, 1), "keep", np.where(divided, "divide", "blend"))
         expected.append(bands.tolist())
     right = shaped and found == expected
     counts = {band: found[0].count(band) for band in ("keep", "blend", "divide")} if shaped else {}
