@@ -133,6 +133,14 @@ def test_weekly_reruns_chapter_10s_whole_sweep_with_the_makefiles_model():
     assert "-m posenc.realmodel check --all" in commands
 
 
+def test_weekly_reruns_chapter_8s_whole_sweep():
+    job = load("weekly.yml")["jobs"]["experiment-sweep"]
+    commands = "\n".join(step.get("run", "") for step in steps(job))
+    assert "pip install --quiet -r requirements.txt" in commands
+    (check,) = [line for line in commands.splitlines() if "-m posenc.experiment check" in line]
+    assert "--seeds" not in check, "every seed, not make test's subset"
+
+
 def requirement_pin(name: str) -> str:
     for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
         if line.startswith(f"{name}=="):

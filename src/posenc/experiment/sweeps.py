@@ -345,6 +345,7 @@ def chapter_sweep(
     *,
     workers: int = 2,
     seeds=SEEDS,
+    control_seeds=CONTROL["seeds"],
     steps: int = 600,
     control_steps: int = CONTROL["steps"],
     fine_tune_steps: int = 150,
@@ -356,7 +357,7 @@ def chapter_sweep(
       ``steps`` steps, tested at 16, 32 and 64 tokens, with the right answers
       per label and the learning curve;
     - ``"control"``: :data:`~posenc.experiment.sweeps.CONTROL`, the relative task trained longer
-      (``control_steps`` steps);
+      (``control_steps`` steps), with each seed of ``control_seeds``;
     - ``"rescaled"`` and ``"fine-tuned"``: each trained RoPE model of the
       relative task read with each of :data:`~posenc.experiment.extension.RECIPES` at ``s = 4``, first as
       it is, then after :func:`~posenc.experiment.fine_tune` (``fine_tune_steps`` steps);
@@ -382,6 +383,7 @@ def chapter_sweep(
     """
     workers = check_int("workers", workers, minimum=1)
     seeds = tuple(check_int("seeds", seed) for seed in seeds)
+    control_seeds = tuple(check_int("control_seeds", seed) for seed in control_seeds)
     steps = check_int("steps", steps, minimum=1)
     control_steps = check_int("control_steps", control_steps, minimum=1)
     fine_tune_steps = check_int("fine_tune_steps", fine_tune_steps, minimum=1)
@@ -394,7 +396,7 @@ def chapter_sweep(
     jobs += [
         ("control", CONTROL["task"], position, seed, control_steps, fine_tune_steps)
         for position in CONTROL["positions"]
-        for seed in CONTROL["seeds"]
+        for seed in control_seeds
     ]
     # The longest jobs first, so that no worker is left with one at the end.
     order = sorted(range(len(jobs)), key=lambda n: -(jobs[n][4] + 600 * (jobs[n][2] == "rope")))
@@ -415,7 +417,7 @@ def chapter_sweep(
         "control": {
             **CONTROL,
             "positions": list(CONTROL["positions"]),
-            "seeds": list(CONTROL["seeds"]),
+            "seeds": list(control_seeds),
             "steps": control_steps,
         },
         "test_lengths": list(TEST_LENGTHS),

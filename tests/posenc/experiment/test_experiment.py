@@ -51,3 +51,27 @@ def test_the_command_line_writes_the_sweep_and_checks_a_file_against_it(tmp_path
     R.Results({"seeds": [0]}, [moved]).dump(path)
     assert cli.main(["check", "--output", str(path)]) == 1
     assert "label 0: 0.400 -> 0.960" in capsys.readouterr().out
+
+
+def test_check_with_seeds_trains_those_seeds_and_compares_only_their_records(tmp_path, monkeypatch, capsys):
+    meta = {"seeds": [0, 1], "control": {"seeds": [0, 1]}}
+    records = [
+        R.Record("main", "order", "nope", seed, 600, "", {16: ((220, 250), (220, 250))}) for seed in (0, 1)
+    ]
+    path = tmp_path / "results.json"
+    R.Results(meta, records).dump(path)
+    asked = {}
+
+    def sweep(**options):
+        asked.update(options)
+        # seed 0 moved by 16 points (88% -> 72%, "mixed" both): within a seed's 25, beyond a mean's 10
+        moved = R.Record("main", "order", "nope", 0, 600, "", {16: ((180, 250), (180, 250))})
+        return R.Results({"seeds": [0], "control": {"seeds": [0]}}, [moved])
+
+    monkeypatch.setattr(cli, "chapter_sweep", sweep)
+    assert cli.main(["check", "--seeds", "0", "--output", str(path)]) == 0
+    assert asked["seeds"] == [0] and asked["control_seeds"] == [0]
+    assert "0 differences beyond the tolerance (mean 25%, seed 25%, label 30%)" in capsys.readouterr().out
+    # the whole check of the same run: seed 1 is missing
+    assert cli.main(["check", "--output", str(path)]) == 1
+    assert "missing record ('main', 'order', 'nope', '', 1)" in capsys.readouterr().out
