@@ -449,8 +449,9 @@ def hangul_fonts(context, page) -> dict | None:
     return {"text": HANGUL_PROBE, "element": where, "fonts": fonts}
 
 
-def run_axe(page) -> list[dict]:
-    """axe-core's violations on ``page`` (axe-core is injected from the installed package, not fetched).
+def run_axe(page, within: str | None = None) -> list[dict]:
+    """axe-core's violations on ``page``, or in the element of CSS selector ``within`` alone (axe-core is
+    injected from the installed package, not fetched).
 
     ``preload: false``: otherwise axe re-fetches the stylesheets itself and resolves their
     ``@import "../basic.css"`` against the page instead of the stylesheet, a request for a file that
@@ -459,7 +460,7 @@ def run_axe(page) -> list[dict]:
     from axe_playwright_python.sync_playwright import Axe
 
     options = {"resultTypes": ["violations"], "preload": False}
-    return Axe().run(page, options=options).response["violations"]
+    return Axe().run(page, context=within, options=options).response["violations"]
 
 
 def search(context, base_url: str, lang: str, term: str) -> tuple[list[str], PageReport]:

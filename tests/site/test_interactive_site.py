@@ -99,7 +99,7 @@ def test_the_slider_moves_the_plotted_data(browser, served, docname):
         )
         after = page.evaluate(READ_JS, div_id(docname))
         box.screenshot(path=str(SHOTS / f"{lang}-{name}-step{after['value']}.png"))
-        violations = run_axe(page)
+        violations = run_axe(page, within=f"#{div_id(docname)}")  # the page around it: test_site.py
     finally:
         context.close()
 

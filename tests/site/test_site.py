@@ -339,11 +339,12 @@ def test_no_broken_internal_link(site):
 
 
 @pytest.mark.parametrize("docname", DOCNAMES)
-def test_no_serious_accessibility_violation(reports, docname):
-    """axe-core on every page: no serious or critical violation."""
+def test_no_accessibility_violation(reports, docname):
+    """axe-core on every page, at 1280 px in light mode: no violation, whatever its impact (test_header.py
+    scans some pages on a phone and in dark mode)."""
     report = reports[docname]
     assert report.axe_violations is not None, f"axe did not run: {report.visit_errors}"
-    assert axe_problems(report.axe_violations) == []
+    assert axe_problems(report.axe_violations, impacts=("minor", "moderate", "serious", "critical")) == []
 
 
 @pytest.mark.parametrize("docname", SHOWCASE)
