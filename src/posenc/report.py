@@ -85,6 +85,8 @@ def within(label: str, error, bound, digits: int | None = None) -> str:
     --------
     >>> within("max |difference|", 3.2e-7, 1e-5)
     'max |difference|: ~1e-07 (< 1e-05): True'
+    >>> within("score error", 20.0, 1e-9)  # an error of 1 or more: a signed exponent, as Python writes it
+    'score error: ~1e+01 (< 1e-09): False'
     >>> within("angle error", 0.0312, 0.01, digits=2)
     'angle error: 3.1e-02 (< 1e-02): False'
     """
@@ -95,7 +97,7 @@ def within(label: str, error, bound, digits: int | None = None) -> str:
         digits = check_int("digits", digits, minimum=1)
         shown = f"{error:.{digits - 1}e}"
     else:
-        shown = f"~1e{math.floor(math.log10(error)):03d}" if error > 0 else "0"
+        shown = f"~1e{math.floor(math.log10(error)):+03d}" if error > 0 else "0"
     limit = f"{bound:.1e}".replace(".0e", "e")
     return f"{label}: {shown} (< {limit}): {error < bound}"
 

@@ -15,7 +15,7 @@ def test_within_prints_the_power_of_ten_the_bound_and_the_verdict():
 def test_within_with_digits_prints_them():
     assert within("angle error", 0.0312, 0.01, digits=2) == "angle error: 3.1e-02 (< 1e-02): False"
     assert within("x", 4.8e-4, 1e-3, digits=3) == "x: 4.80e-04 (< 1e-03): True"
-    assert within("x", 1.0, 2.5) == "x: ~1e000 (< 2.5e+00): True"
+    assert within("x", 1.0, 2.5) == "x: ~1e+00 (< 2.5e+00): True"
 
 
 def test_last_digits_do_not_reach_the_printout():
