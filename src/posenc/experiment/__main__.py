@@ -48,28 +48,24 @@ def main(argv=None) -> int:
     seeds = getattr(args, "seeds", None)
     subset = {} if seeds is None else {"seeds": seeds, "control_seeds": seeds}
     start = time.perf_counter()
-    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    fresh = chapter_sweep(workers=args.workers, log=log, **subset)
+    fresh = chapter_sweep(
+        workers=args.workers, log=lambda line: print(line, file=sys.stderr, flush=True), **subset
+    )
     print(f"sweep: {len(fresh.records)} records in {time.perf_counter() - start:.0f} s")
     if args.command == "sweep":
         fresh.dump(args.output)
         print(f"wrote {args.output}")
         return 0
-    problems, tolerance = check(results.load(args.output), fresh, seeds)
+    stored = results.load(args.output)
+    if seeds is None:
+        problems, tolerance = results.compare(stored, fresh), results.TOLERANCE
+    else:
+        problems, tolerance = results.compare_seeds(stored, fresh, seeds), results.ONE_SEED_TOLERANCE
     for problem in problems:
         print(problem)
     limits = ", ".join(f"{name} {value:.0%}" for name, value in tolerance.items())
     print(f"{len(problems)} differences beyond the tolerance ({limits}) from {args.output}")
     return 1 if problems else 0
-
-
-def check(stored: results.Results, fresh: results.Results, seeds=None) -> tuple[list[str], dict]:
-    """``compare``'s differences of ``fresh`` from ``stored`` (of ``seeds`` alone, if given), and the
-    tolerance it used."""
-    if seeds is None:
-        return results.compare(stored, fresh), results.TOLERANCE
-    tolerance = results.ONE_SEED_TOLERANCE
-    return results.compare(stored.with_seeds(seeds), fresh, tolerance=tolerance), tolerance
 
 
 if __name__ == "__main__":

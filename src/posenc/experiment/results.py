@@ -33,6 +33,7 @@ __all__ = [
     "Results",
     "band",
     "compare",
+    "compare_seeds",
     "format_summary",
     "largest_moves",
     "load",
@@ -240,6 +241,8 @@ class Results:
         """These results as a sweep of ``seeds`` alone would give them: the records of those seeds (of
         the control too), and ``meta`` saying so.
 
+        Examples
+        --------
         >>> from posenc.experiment.results import load
         >>> first = load().with_seeds([0])
         >>> first.meta["seeds"], first.meta["control"]["seeds"], {r.seed for r in first.records}
@@ -423,6 +426,19 @@ def compare(expected: Results, actual: Results, *, tolerance: dict | None = None
             continue  # reported as missing or unexpected records above
         problems += _compare_group(group, [old[seed] for seed in old], [new[seed] for seed in old], limit)
     return sorted(problems + _lost_leads(expected, actual))
+
+
+def compare_seeds(expected: Results, actual: Results, seeds=CHECKED_SEEDS) -> list[str]:
+    """:func:`compare` for a re-run of ``seeds`` alone (``make test``'s :data:`CHECKED_SEEDS`): ``actual``
+    against ``expected``'s records of those seeds, within :data:`ONE_SEED_TOLERANCE`.
+
+    Examples
+    --------
+    >>> from posenc.experiment.results import AVX2_FILE, compare_seeds, load
+    >>> compare_seeds(load(), load(AVX2_FILE).with_seeds([0]))
+    []
+    """
+    return compare(expected.with_seeds(seeds), actual, tolerance=ONE_SEED_TOLERANCE)
 
 
 def _leads(results: Results, first: tuple, second: tuple, length: int) -> list[float] | None:
