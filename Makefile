@@ -78,7 +78,8 @@ check: lint
 
 # The whole guarantee: the build with warnings as errors, every test, nbval on every English notebook and on
 # each Indonesian or Korean one whose outputs differ from the English (book/conftest.py). The tests
-# that keep both cores busy themselves (marker solo: chapter 8's sweep) run alone, after the pool.
+# that keep both cores busy themselves or measure a time (marker solo: the sweep checks of chapters 8 and
+# 10, the Fast 3G math check) run alone, after the pool.
 test: lint book
 	$(BIN)/python -m pytest -n 2 --dist loadfile --nbval --nbval-current-env --durations=15 -m "not solo" \
 	  tests book

@@ -11,7 +11,9 @@ code and wide formulas show that they scroll.
   site, are each loaded with a cold cache, the network throttled through the DevTools protocol to
   DevTools' own "Fast 3G" preset, once served as the files are (the test server does not compress) and
   once gzip-encoded, as a static host serves it. At the first contentful paint no raw TeX is in view, and
-  the math is typeset and its fonts are loaded within 3 s of it. The times are printed.
+  the math is typeset and its fonts are loaded within 3 s of it. The times are printed. `make test` runs
+  this check alone, after the pool of test workers (marked ``solo``): in the pool, the other worker's load
+  moved chapter 6's figure from 2.67 s to 3.20 s.
 - **Formulas are not tab stops** (MathJax 3 made every formula one: 233 of chapter 6's 440), except a
   display formula wider than its column, which the arrow keys then scroll.
 - **Scroll shadows** (book/_static/posenc-scroll.css). At 320 px (the narrowest phones, where chapter 5
@@ -288,6 +290,7 @@ def slowest_math_pages(site: Path) -> list[str]:
 
 
 @pytest.mark.browser
+@pytest.mark.solo  # a time measured while the other worker loads the CPU measures the load
 @pytest.mark.parametrize("encoding", ["identity", "gzip"])
 def test_fast_3g_shows_typeset_math_within_3_s_of_the_first_paint(browser, site, encoding):
     """No raw TeX at the first paint; the math (formulas and their fonts) ready within 3 s of it."""
