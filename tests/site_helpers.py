@@ -730,6 +730,9 @@ def english_ui_problems(strings: list[str]) -> list[str]:
     return found
 
 
+AXE_IMPACTS = ("minor", "moderate", "serious", "critical")  # every impact axe reports
+
+
 def axe_problems(violations: list[dict], impacts=("serious", "critical")) -> list[str]:
     found = []
     for violation in violations:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from site_helpers import MATH_READY_JS, SCREENSHOTS, open_page, run_axe, site_path
+from site_helpers import AXE_IMPACTS, MATH_READY_JS, SCREENSHOTS, axe_problems, open_page, run_axe, site_path
 
 from posenc.words import LANGUAGES
 
@@ -419,25 +419,9 @@ def test_phone_headings_korean_title_and_search_dialog(browser, served):
     assert gap >= 0, f"the search icon covers the first {-gap:.0f} px of the typed text"
 
 
-# axe, in both modes: the pages, and the violations that are not this site's to fix.
-# Chapter 8 for its results table, a region that scrolls (scrollable-region-focusable).
+# axe, in both modes. Chapter 8 for its results table, a region that scrolls
+# (scrollable-region-focusable).
 AXE_PAGES = [*CHAPTERS.values(), "book/id/08_experiment", "book/en/glossary", "book/index"]
-NOT_HERE: tuple[str, ...] = ()  # nothing on these pages is left to axe's judgement elsewhere
-
-
-def axe_findings(page) -> list[str]:
-    found = []
-    for violation in run_axe(page):
-        nodes = [
-            " ".join(map(str, node["target"]))
-            for node in violation["nodes"]
-            if not any(part in " ".join(map(str, node["target"])) for part in NOT_HERE)
-        ]
-        if nodes:
-            found.append(
-                f"{violation['id']} ({violation['impact']}): {len(nodes)} element(s), e.g. {nodes[:3]}"
-            )
-    return found
 
 
 # Not the laptop in light mode: test_site.py's axe scan of every page covers it (1280 px, light).
@@ -448,7 +432,7 @@ def test_axe_finds_nothing(browser, served, width, scheme):
     try:
         for docname in AXE_PAGES:
             page = open_page(context, served + site_path(docname))
-            found[docname] = axe_findings(page)
+            found[docname] = axe_problems(run_axe(page), impacts=AXE_IMPACTS)
             page.close()
     finally:
         context.close()

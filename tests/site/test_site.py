@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from site_helpers import (
+    AXE_IMPACTS,
     EDITION,
     MATH_READY_JS,
     PHONE_JS,
@@ -344,7 +345,7 @@ def test_no_accessibility_violation(reports, docname):
     scans some pages on a phone and in dark mode)."""
     report = reports[docname]
     assert report.axe_violations is not None, f"axe did not run: {report.visit_errors}"
-    assert axe_problems(report.axe_violations, impacts=("minor", "moderate", "serious", "critical")) == []
+    assert axe_problems(report.axe_violations, impacts=AXE_IMPACTS) == []
 
 
 @pytest.mark.parametrize("docname", SHOWCASE)
