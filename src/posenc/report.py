@@ -150,3 +150,30 @@ def pad(text: str, columns: int, align: str = "<") -> str:
     space = max(columns - width(text), 0)
     left = {"<": 0, ">": space, "^": space // 2}[align]
     return " " * left + text + " " * (space - left)
+
+
+def aligned(*labels: str, align: str = "<") -> list[str]:
+    """The ``labels`` padded (:func:`pad`) to the columns of the widest, for labels printed one above another.
+
+    Parameters
+    ----------
+    *labels : str
+        The labels, at least one.
+    align : {"<", ">", "^"}, default "<"
+        Left, right or centre, as in a format spec.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> aligned("distance:", "bound:")
+    ['distance:', 'bound:   ']
+    >>> [width(label) for label in aligned("\\uac70\\ub9ac:", "bound:")]  # "distance" in Korean
+    [6, 6]
+    """
+    if not labels:
+        raise TypeError("aligned needs at least one label")
+    columns = max(width(label) for label in labels)
+    return [pad(label, columns, align) for label in labels]

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc.report import decade, within
+from posenc.report import aligned, decade, width, within
 
 
 def test_within_prints_the_power_of_ten_the_bound_and_the_verdict():
@@ -58,3 +58,24 @@ def test_numpy_and_torch_scalars_are_numbers():
 def test_bad_input_is_refused_with_its_name_and_rule(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_aligned_pads_every_label_to_the_widest_in_columns():
+    korean = "\uac70\ub9ac:"  # "distance:" in Korean, two wide characters: 5 columns
+    assert aligned("a:", "bbb:") == ["a:  ", "bbb:"]
+    assert aligned(korean, "ab:") == [korean, "ab:  "]
+    assert aligned("a", "bbb", align=">") == ["  a", "bbb"]
+    assert {width(label) for label in aligned(korean, "jarak terjauh:", "x")} == {14}
+
+
+@pytest.mark.parametrize(
+    ("labels", "kwargs", "error", "match"),
+    [
+        ((), {}, TypeError, "at least one label"),
+        (("a", 3), {}, TypeError, "text must be a string"),
+        (("a",), {"align": "right"}, ValueError, "align must be one of"),
+    ],
+)
+def test_aligned_refuses_bad_input(labels, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        aligned(*labels, **kwargs)

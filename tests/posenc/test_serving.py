@@ -208,6 +208,50 @@ def test_sliding_window_cache_equals_a_banded_mask():
     assert torch.allclose(generation.logits, logits, atol=1e-10)
 
 
+def test_reordered_cache_gives_the_same_next_steps_and_leaves_the_original():
+    model = tiny(dtype=torch.float64)
+    ids = tokens(1, 4, seed=5)
+    cache = KVCache(LAYERS, window=5, sinks=1)
+    greedy_generate(model, ids, steps=6, cache=cache)
+    before = cache.positions.clone()
+    order = torch.arange(len(cache)).flip(0)
+    rolled = cache.reordered(order)
+    assert rolled.positions[0].tolist() == before[0].flip(0).tolist()
+    assert torch.equal(cache.positions, before)  # the original keeps its order
+    assert rolled.seen == cache.seen and len(rolled) == len(cache) == 5
+    # several more steps, with evictions: both caches compute the same logits
+    for token in (3, 1, 4):
+        step = torch.tensor([[token]])
+        with torch.no_grad():
+            assert torch.allclose(model(step, cache=cache), model(step, cache=rolled), atol=1e-12)
+    assert sorted(rolled.stream.tolist()) == sorted(cache.stream.tolist())
+
+
+@pytest.mark.parametrize(
+    ("order", "match"),
+    [
+        ([0, 1, 1, 2], "permutation of 0 ... 3"),
+        ([0, 1, 2], "permutation of 0 ... 3"),
+        ([0.0, 1.0, 2.0, 3.0], "1-d sequence of slot indices"),
+        ([[0, 1, 2, 3]], "1-d sequence of slot indices"),
+    ],
+)
+def test_reordered_refuses_an_order_that_is_not_a_permutation(order, match):
+    cache = KVCache(LAYERS)
+    tiny()(torch.ones(1, 4, dtype=torch.long), cache=cache)
+    with pytest.raises(ValueError, match=match):
+        cache.reordered(order)
+
+
+def test_reordered_refuses_an_empty_or_reindexing_cache():
+    with pytest.raises(ValueError, match="empty cache"):
+        KVCache(LAYERS).reordered([])
+    cache = KVCache(LAYERS, rotated=False, reindex=True)
+    tiny()(torch.ones(1, 1, dtype=torch.long), cache=cache)
+    with pytest.raises(ValueError, match="cannot be reordered"):
+        cache.reordered([0])
+
+
 def test_reindexing_cache_keeps_positions_in_the_cache():
     model = tiny(dtype=torch.float64)
     ids = tokens(1, 6, seed=6)

@@ -117,6 +117,73 @@ class KVCache:
             f"rotated={self.rotated}, reindex={self.reindex}, slots={len(self)}, seen={self.seen})"
         )
 
+    def reordered(self, order) -> KVCache:
+        """A copy of the cache with its slots in ``order``: the same tokens, stored elsewhere.
+
+        A rolling cache (a ring buffer, slot = position mod the number of slots)
+        holds the same keys as a window kept in position order. Attention sums
+        over the slots, so their order does not change what it computes.
+
+        Parameters
+        ----------
+        order : sequence of int or torch.Tensor
+            A permutation of ``0 ... len(self) - 1``: slot ``j`` of the copy is
+            slot ``order[j]`` of this cache.
+
+        Returns
+        -------
+        KVCache
+            A new cache with the same settings; this one is not changed.
+
+        Raises
+        ------
+        ValueError
+            If the cache is empty, if ``order`` is not a permutation of its slots,
+            or if the cache re-indexes (``reindex=True``): there a slot's index is
+            its position, so moving a key would change its rotation.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from posenc.serving import KVCache, TinyDecoder
+        >>> model = TinyDecoder(
+        ...     vocab_size=16, d_model=16, num_heads=2, num_layers=2, seed=0, dtype=torch.float64
+        ... )
+        >>> cache = KVCache(model.num_layers)
+        >>> _ = model(torch.tensor([[3, 1, 4, 1]]), cache=cache)
+        >>> rolled = cache.reordered([2, 3, 0, 1])
+        >>> rolled.positions
+        tensor([[2, 3, 0, 1]])
+        >>> nxt = torch.tensor([[5]])
+        >>> torch.allclose(model(nxt, cache=cache), model(nxt, cache=rolled))
+        True
+        """
+        if self.reindex:
+            raise ValueError(
+                "a re-indexing cache (reindex=True) cannot be reordered: a slot's index is its position"
+            )
+        if self.stream is None:
+            raise ValueError("an empty cache has no slots to reorder")
+        order = torch.as_tensor(order)
+        if order.dtype.is_floating_point or order.dtype == torch.bool or order.ndim != 1:
+            raise ValueError(f"order must be a 1-d sequence of slot indices, got {order!r}")
+        if not torch.equal(order.sort().values, torch.arange(len(self))):
+            raise ValueError(
+                f"order must be a permutation of 0 ... {len(self) - 1} (the slots), got {order.tolist()}"
+            )
+        copy = KVCache(
+            self.num_layers, window=self.window, sinks=self.sinks, rotated=self.rotated, reindex=self.reindex
+        )
+        copy.keys = [None if k is None else k[:, :, order] for k in self.keys]
+        copy.values = [None if v is None else v[:, :, order] for v in self.values]
+        copy.positions, copy.valid, copy.stream = (
+            self.positions[:, order],
+            self.valid[:, order],
+            self.stream[order],
+        )
+        copy.seen = self.seen
+        return copy
+
     def _evict(self) -> None:
         """Drop what the next query must not see: all but the sinks and the last ``window - 1`` tokens."""
         if self.window is None or self.stream is None:
