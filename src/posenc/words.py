@@ -85,7 +85,7 @@ class Catalog:
     >>> from posenc.words import Catalog
     >>> words = Catalog("posenc")
     >>> words.message("plot.figures.dimension", "id")
-    'dimensi (kolom)'
+    'kolom $j$'
     """
 
     def __init__(self, package: str, folder: str = "locale") -> None:
@@ -163,7 +163,7 @@ class Catalog:
         --------
         >>> from posenc.words import Catalog
         >>> Catalog("posenc").messages("plot.figures", "id")["dimension"]
-        'dimensi (kolom)'
+        'kolom $j$'
         """
         prefix = f"{group}."
         found = {
@@ -200,7 +200,7 @@ def message(key: str, lang: str, **fields) -> str:
     --------
     >>> from posenc.words import message
     >>> message("plot.figures.dimension", "id")
-    'dimensi (kolom)'
+    'kolom $j$'
     """
     return _POSENC.message(key, lang, **fields)
 
@@ -224,7 +224,7 @@ def messages(group: str, lang: str) -> dict[str, str]:
     --------
     >>> from posenc.words import messages
     >>> messages("plot.figures", "en")["dimension"]
-    'dimension (column)'
+    'column $j$'
     """
     return _POSENC.messages(group, lang)
 

@@ -68,7 +68,7 @@ def test_an_unused_message_is_found():
 
 
 def test_message_fills_in_its_fields():
-    assert message("plot.figures.dim", "en", j=3) == "dimension 3"
+    assert message("plot.figures.dim", "en", j=3, i=1) == "$j = 3$, $i = 1$"
     assert "{j}" in message("plot.figures.dim", "ko")  # without fields: the template as stored
 
 

@@ -126,7 +126,14 @@ def waves(num_positions: int = 100, d_model: int = 128, dims=(0, 1, 6, 7, 20), *
     for ax, j in zip(axes[:, 0], dims, strict=True):
         ax.plot(table[:, j], marker=".", markersize=3, linewidth=1, color=f"C{j % 10}")
         ax.set(ylim=(-1.2, 1.2), yticks=[-1, 0, 1])
-        ax.text(1.01, 0.5, text["dim"].format(j=j), transform=ax.transAxes, va="center", fontsize="small")
+        ax.text(
+            1.01,
+            0.5,
+            text["dim"].format(j=j, i=j // 2),
+            transform=ax.transAxes,
+            va="center",
+            fontsize="small",
+        )
     axes[0, 0].set_title(text["waves"])
     axes[-1, 0].set_xlabel(text["position"])
     return finish(fig)
