@@ -105,7 +105,12 @@ def test_handout_has_no_solution_and_an_answer_after_each_exercise(lang, name):
     assert all(cell.source.startswith(table.WORDS[lang]["answer"]) for cell in answers)
     for index, cell in enumerate(handout.cells):
         if cell.cell_type == "markdown" and strip.EXERCISE.search(cell.source):
-            assert handout.cells[index + 1] in answers, "the answer prompt follows its exercise"
+            after = index + 1
+            while handout.cells[after].cell_type == "code" and not HANDOUT_TAGS & set(
+                tags(handout.cells[after])
+            ):
+                after += 1  # the code the exercise's statement gives comes first
+            assert handout.cells[after] in answers, "the answer prompt follows its exercise"
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None
             if HANDOUT_TAGS & set(tags(cell)):
@@ -146,6 +151,29 @@ def test_exercises_sharing_a_cell_each_get_their_answer():
     nbformat.validate(handout)
     with pytest.raises(ValueError, match="suffix '-id'"):
         strip.make_handout(notebook, "id")
+
+
+def test_the_answer_follows_the_code_an_exercise_gives():
+    markdown, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            code('LANG = "en"', metadata={"tags": ["lang"]}),
+            markdown(":::{exercise}\n:label: ex-demo-1-en\n\nFind the bug in the function below.\n:::"),
+            code("def buggy():\n    return 1"),
+            markdown("```{solution-start} ex-demo-1-en\n```\n\nIt returns 1."),
+            code("def fixed():\n    return 2"),
+            markdown("```{solution-end}\n```\n\n## References"),
+        ]
+    )
+    handout = strip.make_handout(notebook)
+    assert [(cell.cell_type, cell.source.split("\n")[0]) for cell in handout.cells] == [
+        ("code", 'LANG = "en"'),
+        ("markdown", ":::{exercise}"),
+        ("code", "def buggy():"),
+        ("markdown", "**Your answer:**"),
+        ("code", ""),
+        ("markdown", "## References"),
+    ]
 
 
 def test_solutions_are_read_with_their_text_code_and_outputs():

@@ -238,13 +238,19 @@ def make_handout(notebook, lang: str | None = None, checks: dict[str, Check] = C
         raise ValueError(f"no handout words for {lang!r}: posenc_book/handouts/checks.py has {sorted(WORDS)}")
     with_code = {label for label, solution in solutions(notebook).items() if solution.code}
     handout = strip_solutions(notebook)
-    cells = []
+    # The answer cells of an exercise that ends its Markdown cell wait for the code cells that follow it
+    # (code the exercise's statement gives, such as a function to debug) and come before the next text.
+    cells, waiting = [], []
     for cell in handout.cells:
+        if cell.cell_type == "markdown":
+            cells += waiting
+            waiting = []
         exercises = list(EXERCISE.finditer(cell.source)) if cell.cell_type == "markdown" else []
         if not exercises:
             cells.append(cell)
             continue
-        # Split the cell after each exercise, so that the answer cells follow it directly.
+        # Split the cell after each exercise, so that the answer cells follow it.
+        rest = cell.source[exercises[-1].end() :].strip()
         position = 0
         for number, exercise in enumerate(exercises):
             part = copy.deepcopy(cell)
@@ -254,12 +260,15 @@ def make_handout(notebook, lang: str | None = None, checks: dict[str, Check] = C
             cells.append(part)
             label = LABEL.search(exercise.group(0))
             key = exercise_key(label.group("label"), lang) if label else f"{cell.id}-exercise-{number + 1}"
-            cells += answer_cells(key, lang, label is not None and label.group("label") in with_code, checks)
+            answers = answer_cells(key, lang, label is not None and label.group("label") in with_code, checks)
+            if number == len(exercises) - 1 and not rest:
+                waiting = answers
+            else:
+                cells += answers
             position = exercise.end()
-        rest = cell.source[position:].strip()
         if rest:
             cells.append(nbformat.v4.new_markdown_cell(rest, id=f"{cell.id}-{len(exercises)}"))
-    handout.cells = cells
+    handout.cells = cells + waiting
     return handout
 
 
