@@ -214,7 +214,7 @@ def test_reordered_cache_gives_the_same_next_steps_and_leaves_the_original():
     cache = KVCache(LAYERS, window=5, sinks=1)
     greedy_generate(model, ids, steps=6, cache=cache)
     before = cache.positions.clone()
-    order = torch.arange(len(cache)).flip(0)
+    order = torch.arange(len(cache), dtype=torch.int32).flip(0)  # any integer dtype
     rolled = cache.reordered(order)
     assert rolled.positions[0].tolist() == before[0].flip(0).tolist()
     assert torch.equal(cache.positions, before)  # the original keeps its order
