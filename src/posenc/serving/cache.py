@@ -174,14 +174,14 @@ class KVCache:
         copy = KVCache(
             self.num_layers, window=self.window, sinks=self.sinks, rotated=self.rotated, reindex=self.reindex
         )
-        copy.keys = [None if k is None else k[:, :, order] for k in self.keys]
-        copy.values = [None if v is None else v[:, :, order] for v in self.values]
-        copy.positions, copy.valid, copy.stream = (
-            self.positions[:, order],
-            self.valid[:, order],
-            self.stream[order],
+        copy.keys, copy.values = list(self.keys), list(self.values)
+        copy.positions, copy.valid, copy.stream, copy.seen = (
+            self.positions,
+            self.valid,
+            self.stream,
+            self.seen,
         )
-        copy.seen = self.seen
+        copy._keep(order)  # indexing makes new tensors: this cache is not changed
         return copy
 
     def _evict(self) -> None:
@@ -191,7 +191,10 @@ class KVCache:
         keep = (self.stream < self.sinks) | (self.stream > self.seen - self.window)
         if bool(keep.all()):
             return
-        index = keep.nonzero().flatten()
+        self._keep(keep.nonzero().flatten())
+
+    def _keep(self, index: torch.Tensor) -> None:
+        """Keep the slots ``index``, in that order, in every layer and every per-slot record."""
         for layer in range(self.num_layers):
             if self.keys[layer] is not None:
                 self.keys[layer] = self.keys[layer][:, :, index]
