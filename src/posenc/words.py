@@ -265,9 +265,10 @@ def translator(lang: str) -> Callable[[str], str]:
     Returns
     -------
     callable
-        ``_(text)``: ``text`` itself in English, else its translation from
+        ``_(text, *values, **fields)``: ``text`` itself in English, else its translation from
         ``posenc/locale/cells/*.<lang>.po``. A text with ``str.format`` placeholders is translated
-        first and filled in after (``_("{n} pairs").format(n=18)``), so that a translation may move them.
+        first and filled in after, so that a translation may move them: ``_("{n} pairs", n=18)``.
+        Without values and fields the text is returned as stored (placeholders and ``{{`` kept).
 
     Raises
     ------
@@ -276,7 +277,8 @@ def translator(lang: str) -> Callable[[str], str]:
         translations.
     KeyError
         From ``_``, for a text that the catalogs of ``lang`` do not translate: a chapter never prints
-        English words in another edition without a test failing.
+        English words in another edition without a test failing; and for a placeholder that the
+        values and fields do not fill, naming the placeholder and the text.
 
     Examples
     --------
@@ -286,21 +288,29 @@ def translator(lang: str) -> Callable[[str], str]:
     'selisih terbesar:'
     >>> translator("en")("largest difference:")
     'largest difference:'
+    >>> _("who bites, read from the order: {word}", word="dog")
+    'siapa yang menggigit, dibaca dari urutannya: dog'
     """
     check_lang(lang)
-    if lang == "en":
-        return _english
-    table = _cells(lang)
+    table = None if lang == "en" else _cells(lang)
 
-    def _(text: str) -> str:
+    def _(text: str, /, *values, **fields) -> str:
+        if table is None:  # English: the key is the text
+            words = text
+        elif text in table:
+            words = table[text]
+        else:
+            raise KeyError(f"no translation of {text!r} in posenc/{CELLS}/*.{lang}.po")
+        if not values and not fields:
+            return words
         try:
-            return table[text]
-        except KeyError:
-            raise KeyError(f"no translation of {text!r} in posenc/{CELLS}/*.{lang}.po") from None
+            return words.format(*values, **fields)
+        except KeyError as error:
+            raise KeyError(f"_({text!r}): no value for its placeholder {{{error.args[0]}}}") from None
+        except IndexError:
+            given = len(values)
+            raise KeyError(
+                f"_({text!r}): its placeholders need more positional values than the {given} given"
+            ) from None
 
     return _
-
-
-def _english(text: str) -> str:
-    """The English edition's ``_``: the key is the text."""
-    return text

@@ -17,7 +17,7 @@ from book_files import ROOT
 from catalogs import entries, key_problems, placeholder_problems, stale_comments, used_by_name
 
 import posenc.words
-from posenc.words import LANGUAGES, message, messages
+from posenc.words import LANGUAGES, message, messages, translator
 
 LOCALE = ROOT / "src" / "posenc" / "locale"
 
@@ -93,6 +93,41 @@ def test_an_unknown_key_names_the_key():
         messages("plot.figures.heatmap", "en")  # a key, not a group
     with pytest.raises(KeyError, match=r"'handout\.passed'"):
         message("handout.passed", "en")  # the book's build's words, not posenc's
+
+
+# --- The chapters' translator ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_translator_fills_in_the_translated_template(lang):
+    _ = translator(lang)
+    template = "who bites, read from the order: {word}"
+    assert _(template, word="dog") == _(template).format(word="dog")
+    assert _(template, word="dog").endswith(": dog")
+    assert _(template) != template or lang == "en"  # translated, then filled in
+
+
+def test_the_translator_fills_in_positional_values_and_keeps_a_template_without_them():
+    _ = translator("en")
+    assert _("{} of {}", 3, 4) == "3 of 4"
+    assert _("{n} pairs, {{literal}}") == "{n} pairs, {{literal}}"  # no values: as stored
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_translator_names_a_placeholder_left_unfilled(lang):
+    _ = translator(lang)
+    with pytest.raises(KeyError, match=r"no value for its placeholder \{word\}"):
+        _("who bites, read from the order: {word}", other="dog")
+    with pytest.raises(KeyError, match=r"need more positional values than the 1 given"):
+        translator("en")("{0} and {1}", "one")
+
+
+@pytest.mark.parametrize("lang", ["id", "ko"])
+def test_the_translator_refuses_a_text_its_catalogs_do_not_translate(lang):
+    with pytest.raises(
+        KeyError, match=rf"no translation of 'no such words' in posenc/locale/cells/\*\.{lang}\.po"
+    ):
+        translator(lang)("no such words", n=1)
 
 
 def test_the_docstring_examples_run():
