@@ -254,7 +254,7 @@ def _cells(lang: str) -> dict[str, str]:
     return table
 
 
-def translator(lang: str) -> Callable[[str], str]:
+def translator(lang: str) -> Callable[..., str]:
     """gettext's ``_`` for the chapters: the English text in, its words in ``lang`` out.
 
     Parameters
