@@ -472,11 +472,20 @@ def run_axe(page, within: str | None = None) -> list[dict]:
     return Axe().run(page, context=within, options=options).response["violations"]
 
 
+# True once at least ``count`` results are shown and each has its link (its fragment has loaded).
+LINKED_RESULTS_JS = """(count) => {
+  const results = [...document.querySelectorAll('main li.pagefind-ui__result')];
+  return results.length >= count && results.every((li) => li.querySelector('a.pagefind-ui__result-link'));
+}"""
+
+
 def search(context, base_url: str, lang: str, term: str) -> tuple[list[str], PageReport]:
     """Search ``term`` on ``<lang>/search.html?q=``; return the docnames of every result link, and a report.
 
     The results are Pagefind's links in the page's main area; "load more" is clicked until all are shown.
     """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
     url = f"{base_url}{lang}/search.html?q={quote(term)}"
     report = PageReport(docname=f"book/{lang}/search", url=url, base_url=base_url)
     page = watched_page(context, report)
@@ -492,20 +501,25 @@ def search(context, base_url: str, lang: str, term: str) -> tuple[list[str], Pag
         # The message says how many pages match ("7 results for ...", "...결과 7건"); Pagefind shows
         # five at a time, then a "load more" button.
         total = int(re.search(r"\d+", page.text_content("main .pagefind-ui__message"))[0])
-        while page.locator("main li.pagefind-ui__result").count() < total:
-            shown = page.locator("main li.pagefind-ui__result").count()
+        results = page.locator("main li.pagefind-ui__result")
+        misses = 0
+        while (shown := results.count()) < total:
+            # A result is drawn as a placeholder first and grows when its fragment has loaded: wait for
+            # the shown ones, or the "load more" button moves while it is being clicked.
+            page.wait_for_function(LINKED_RESULTS_JS, arg=shown, timeout=30_000)
             page.locator("main button.pagefind-ui__button").first.click(timeout=15_000)
-            page.wait_for_function(
-                f"() => document.querySelectorAll('main li.pagefind-ui__result').length > {shown}",
-                timeout=15_000,
-            )
-        # A result is drawn as a placeholder first and gets its link when its fragment has loaded.
-        page.wait_for_function(
-            f"() => {{ const results = [...document.querySelectorAll('main li.pagefind-ui__result')];"
-            f" return results.length >= {total}"
-            " && results.every(li => li.querySelector('a.pagefind-ui__result-link')); }",
-            timeout=30_000,
-        )
+            try:
+                page.wait_for_function(
+                    "(shown) => document.querySelectorAll('main li.pagefind-ui__result').length > shown",
+                    arg=shown,
+                    timeout=10_000,
+                )
+            except PlaywrightTimeoutError:
+                # A click that missed (CI failed here once, under load): click again, three times at most.
+                misses += 1
+                if misses > 3:
+                    raise
+        page.wait_for_function(LINKED_RESULTS_JS, arg=total, timeout=30_000)
         hrefs = page.eval_on_selector_all(
             "main li.pagefind-ui__result a.pagefind-ui__result-link", "as => as.map(a => a.href)"
         )
