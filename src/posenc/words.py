@@ -122,7 +122,8 @@ class Catalog:
         ValueError
             If ``lang`` is not one of :data:`LANGUAGES`.
         KeyError
-            If the catalog has no message ``key``.
+            If the catalog has no message ``key``, or if ``fields`` leave one of its placeholders
+            unfilled (the error names the placeholder).
 
         Examples
         --------
@@ -134,7 +135,7 @@ class Catalog:
             text = self._all(lang)[key]
         except KeyError:
             raise KeyError(f"no message {key!r} in {self._where(lang)}") from None
-        return text.format(**fields) if fields else text
+        return _fill(f"message({key!r})", text, (), fields)
 
     def messages(self, group: str, lang: str) -> dict[str, str]:
         """The messages one level below the key ``group`` in ``lang``, by the last part of their key.
@@ -301,16 +302,24 @@ def translator(lang: str) -> Callable[..., str]:
             words = table[text]
         else:
             raise KeyError(f"no translation of {text!r} in posenc/{CELLS}/*.{lang}.po")
-        if not values and not fields:
-            return words
-        try:
-            return words.format(*values, **fields)
-        except KeyError as error:
-            raise KeyError(f"_({text!r}): no value for its placeholder {{{error.args[0]}}}") from None
-        except IndexError:
-            given = len(values)
-            raise KeyError(
-                f"_({text!r}): its placeholders need more positional values than the {given} given"
-            ) from None
+        return _fill(f"_({text!r})", words, values, fields)
 
     return _
+
+
+def _fill(call: str, text: str, values: tuple, fields: dict) -> str:
+    """``text`` with its ``str.format`` placeholders filled in, or as stored when given nothing.
+
+    A placeholder left unfilled raises a ``KeyError`` that names it and ``call`` (the message or
+    text asked for), not ``str.format``'s bare ``KeyError('name')``.
+    """
+    if not values and not fields:
+        return text
+    try:
+        return text.format(*values, **fields)
+    except KeyError as error:
+        raise KeyError(f"{call}: no value for its placeholder {{{error.args[0]}}}") from None
+    except IndexError:
+        raise KeyError(
+            f"{call}: its placeholders need more positional values than the {len(values)} given"
+        ) from None

@@ -72,6 +72,12 @@ def test_message_fills_in_its_fields():
     assert "{j}" in message("plot.figures.dim", "ko")  # without fields: the template as stored
 
 
+def test_message_names_a_placeholder_its_fields_leave_unfilled():
+    unfilled = r"message\('plot\.figures\.dim'\): no value for its placeholder \{i\}"
+    with pytest.raises(KeyError, match=unfilled):
+        message("plot.figures.dim", "id", j=3)
+
+
 def test_messages_holds_one_level_below_the_group():
     words = messages("plot.experiment", "en")
     assert not [name for name in words if "." in name]
