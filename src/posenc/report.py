@@ -177,3 +177,76 @@ def aligned(*labels: str, align: str = "<") -> list[str]:
         raise TypeError("aligned needs at least one label")
     columns = max(width(label) for label in labels)
     return [pad(label, columns, align) for label in labels]
+
+
+def _bounded(error: float, noise: float, floor: float) -> str:
+    # An error of ``noise`` or more with two significant digits; a smaller one, whose last digits vary
+    # by CPU, only as the power of ten just above it (at least ``floor``).
+    if error >= noise:
+        return f"{error:.1e}"
+    bound = 10.0 ** (math.floor(math.log10(error)) + 1) if error > 0 else floor
+    return f"< {max(bound, floor):.0e}"
+
+
+def error_table(errors, corner: str, *, noise: float = 1e-5, floor: float = 1e-6) -> str:
+    """A table of measured errors, one row per label and one column per method, every column right-aligned.
+
+    An error of ``noise`` or more prints with two significant digits. A smaller one is rounding noise
+    whose last digits vary by CPU, so only the power of ten just above it prints, and no power below
+    ``floor``: ``"< 1e-05"``, ``"< 1e-06"``. The stored output is then the same on every CPU. Widths are
+    counted in columns (:func:`width`), so translated labels line up.
+
+    Parameters
+    ----------
+    errors : mapping of str to mapping of str to float
+        ``{row label: {column name: error}}``, at least one row; every row has the same column names in
+        the same order. An error is a number ``>= 0`` (a 0-d NumPy array or torch tensor will do).
+    corner : str
+        The header of the column of row labels.
+    noise : float, default 1e-5
+        Errors below it print only as ``"< 1e-0k"`` (``> 0``).
+    floor : float, default 1e-6
+        The smallest bound printed (``> 0``): with the default, every error below ``1e-06`` prints as
+        ``"< 1e-06"``.
+
+    Returns
+    -------
+    str
+        The header line and one line per row, joined by newlines.
+
+    Raises
+    ------
+    ValueError
+        If ``errors`` has no row, if a row's column names differ from the first row's, if an error is
+        negative or not finite, or if ``noise`` or ``floor`` is not ``> 0``.
+    TypeError
+        If ``errors`` is not a mapping of string labels to mappings, or an error is not a real number.
+
+    Examples
+    --------
+    >>> table = {"2**10": {"f32": 5.94e-5, "f64": 3.0e-8}, "2**20": {"f32": 0.0612, "f64": 2.1e-6}}
+    >>> print(error_table(table, "positions up to"))
+    positions up to       f32       f64
+              2**10   5.9e-05   < 1e-06
+              2**20   6.1e-02   < 1e-05
+    """
+    noise, floor = _positive("noise", noise), _positive("floor", floor)
+    if not isinstance(corner, str):
+        raise TypeError(f"corner must be a string, got {corner!r} of type {type(corner).__name__}")
+    if not hasattr(errors, "items"):
+        raise TypeError(f"errors must be a mapping of row labels to rows, got {type(errors).__name__}")
+    if not errors:
+        raise ValueError("errors must hold at least one row")
+    lines = []
+    names = None
+    for label, row in errors.items():
+        if not isinstance(label, str) or not hasattr(row, "items"):
+            raise TypeError(f"each row must be a string label and a mapping, got {label!r}: {row!r}")
+        if names is None:
+            names = list(row)
+            lines.append([corner, *names])
+        elif list(row) != names:
+            raise ValueError(f"row {label!r} has the columns {list(row)}, the first row {names}")
+        lines.append([label, *(_bounded(_error("error", row[name]), noise, floor) for name in names)])
+    columns = [max(width(cell) for cell in column) for column in zip(*lines, strict=True)]
+    return "\n".join("   ".join(map(pad, line, columns, ">" * len(columns))) for line in lines)

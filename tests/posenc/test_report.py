@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc.report import aligned, decade, width, within
+from posenc.report import aligned, decade, error_table, width, within
 
 
 def test_within_prints_the_power_of_ten_the_bound_and_the_verdict():
@@ -79,3 +79,57 @@ def test_aligned_pads_every_label_to_the_widest_in_columns():
 def test_aligned_refuses_bad_input(labels, kwargs, error, match):
     with pytest.raises(error, match=match):
         aligned(*labels, **kwargs)
+
+
+def test_error_table_prints_large_errors_and_bounds_the_noise():
+    errors = {
+        "2**10": {"f32": 5.94e-5, "f64": 3.0e-8, "add": 0.0},
+        "2**20": {"f32": np.float64(0.0612), "f64": torch.tensor(2.1e-6), "add": 1e-5},
+    }
+    assert error_table(errors, "positions up to").split("\n") == [
+        "positions up to       f32       f64       add",
+        "          2**10   5.9e-05   < 1e-06   < 1e-06",
+        "          2**20   6.1e-02   < 1e-05   1.0e-05",
+    ]
+
+
+def test_error_table_noise_and_floor_move_the_cut():
+    row = {"r": {"a": 3e-7, "b": 3e-4}}
+    assert error_table(row, "") == "          a         b\nr   < 1e-06   3.0e-04"
+    assert error_table(row, "", noise=1e-3).endswith("< 1e-06   < 1e-03")
+    assert error_table(row, "", floor=1e-4).endswith("< 1e-04   3.0e-04")
+
+
+def test_error_table_rounding_noise_prints_the_same_on_every_cpu():
+    """Errors that differ only in their last bits (another CPU's kernels) give the same table."""
+    error = 4.7e-7
+    first = error_table({"2**16": {"f64": error}}, "up to")
+    assert first == error_table({"2**16": {"f64": np.nextafter(error, 1.0)}}, "up to")
+    assert "4.7" not in first
+
+
+def test_error_table_lines_up_wide_characters():
+    korean = "\uc704\uce58 \uc0c1\ud55c"  # "positions up to" in Korean: 9 columns
+    lines = error_table({"2**10": {"f32": 5.9e-5}, "2**12": {"f32": 2.3e-4}}, korean).split("\n")
+    assert {width(line) for line in lines} == {19}
+    assert lines[1] == "    2**10   5.9e-05"
+
+
+@pytest.mark.parametrize(
+    ("errors", "kwargs", "error", "match"),
+    [
+        ({}, {}, ValueError, "at least one row"),
+        ({"a": {"x": 1.0}, "b": {"y": 1.0}}, {}, ValueError, "row 'b' has the columns"),
+        ({"a": {"x": 1.0, "y": 2.0}, "b": {"y": 2.0, "x": 1.0}}, {}, ValueError, "row 'b' has the columns"),
+        ({"a": {"x": -1e-9}}, {}, ValueError, "error must be >= 0"),
+        ({"a": {"x": float("nan")}}, {}, ValueError, "error must be finite"),
+        ({"a": {"x": 1.0}}, {"noise": 0.0}, ValueError, "noise must be > 0"),
+        ({"a": {"x": 1.0}}, {"floor": -1e-6}, ValueError, "floor must be > 0"),
+        ([("a", {"x": 1.0})], {}, TypeError, "errors must be a mapping"),
+        ({"a": [1.0]}, {}, TypeError, "each row must be"),
+        ({"a": {"x": "small"}}, {}, TypeError, "error must be a real number"),
+    ],
+)
+def test_error_table_refuses_bad_input(errors, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        error_table(errors, "up to", **kwargs)
