@@ -37,6 +37,7 @@ __all__ = [
     "format_summary",
     "largest_moves",
     "load",
+    "pooled",
     "wilson_interval",
 ]
 
@@ -372,6 +373,49 @@ def wilson_interval(right: int, total: int, *, z: float = 1.96) -> tuple[float, 
     centre = (share + z**2 / (2 * total)) / (1 + z**2 / total)
     half = z / (1 + z**2 / total) * math.sqrt(share * (1 - share) / total + z**2 / (4 * total**2))
     return centre - half, centre + half
+
+
+def pooled(records, length: int) -> tuple[int, int, list[tuple[int, int]]]:
+    """The answers of several records (seeds) at one test length, added up: overall and per label.
+
+    Parameters
+    ----------
+    records : sequence of Record
+        At least one record, each with results at ``length``.
+    length : int
+        A test length of the records.
+
+    Returns
+    -------
+    right, total : int
+        Right answers and answers, over all records and both labels.
+    by_label : list of (int, int)
+        ``(right, total)`` for label 0, then for label 1.
+
+    Raises
+    ------
+    ValueError
+        If ``records`` is empty, or a record has no results at ``length`` (not a test length, or a
+        variant that cannot run there).
+
+    Examples
+    --------
+    >>> records = load().select("main", task="relative", position="rope")
+    >>> right, total, by_label = pooled(records, 16)
+    >>> total, round(right / total, 3)
+    (2500, 0.97)
+    """
+    records = list(records)
+    if not records:
+        raise ValueError("records must hold at least one record")
+    counts = []
+    for record in records:
+        if record.correct.get(length) is None:
+            lengths = [n for n, c in record.correct.items() if c is not None]
+            raise ValueError(f"length must be one of {record.key}'s test lengths {lengths}, got {length!r}")
+        counts.append(record.correct[length])
+    by_label = [(sum(c[n][0] for c in counts), sum(c[n][1] for c in counts)) for n in (0, 1)]
+    return sum(right for right, _ in by_label), sum(total for _, total in by_label), by_label
 
 
 def _groups(results: Results) -> dict:

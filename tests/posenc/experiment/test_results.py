@@ -69,6 +69,25 @@ def test_no_band_is_called_chance():
 # ----------------------------------------------------------------------------- the binomial interval
 
 
+def test_pooled_adds_up_the_seeds_answers_overall_and_per_label():
+    seeds = [record(seed=0), record(seed=1, right=((10, 250), (250, 250)))]
+    assert R.pooled(seeds, 16) == (700, 1000, [(250, 500), (450, 500)])
+    assert R.pooled(iter(seeds[:1]), 16) == (440, 500, [(240, 250), (200, 250)])
+
+
+@pytest.mark.parametrize(
+    ("records", "length", "words"),
+    [
+        ([], 16, "at least one record"),
+        ([record()], 17, r"test lengths \[16, 32, 64\], got 17"),
+        ([record(), record(position="learned")], 64, r"'learned'.*test lengths \[16, 32\], got 64"),
+    ],
+)
+def test_pooled_refuses_no_records_and_a_length_without_results(records, length, words):
+    with pytest.raises(ValueError, match=words):
+        R.pooled(records, length)
+
+
 def test_wilson_interval_matches_the_closed_form_and_contains_the_share():
     low, high = R.wilson_interval(278, 500)
     # Wilson (1927): (p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), here by hand.
