@@ -598,16 +598,25 @@ def _mean_move(group: tuple, old: list[Record], new: list[Record], length: int, 
 
 
 def _label_moves(group: tuple, old: list[Record], new: list[Record], length: int, limit: dict) -> list[str]:
-    problems = []
-    for n in (0, 1):
-        total = sum(r.correct[length][n][1] for r in old)
-        if not total:  # a label that none of the test sequences has
-            continue
-        share_old = sum(r.correct[length][n][0] for r in old) / total
-        share_new = sum(r.correct[length][n][0] for r in new) / total
-        if abs(share_old - share_new) > limit["label"]:
-            problems.append(f"{group} at {length}, label {n}: {share_old:.3f} -> {share_new:.3f}")
-    return problems
+    return [
+        f"{group} at {length}, label {n}: {share_old:.3f} -> {share_new:.3f}"
+        for n, share_old, share_new in _label_shares(old, new, length)
+        if abs(share_old - share_new) > limit["label"]
+    ]
+
+
+def _label_shares(old: list[Record], new: list[Record], length: int) -> list[tuple[int, float, float]]:
+    """Each label's pooled share of right answers, ``(label, old share, new share)``.
+
+    A label that none of the test sequences has is left out. The shares are of the old total, so a
+    record whose totals moved (checked apart) cannot hide a move.
+    """
+    by_old, by_new = pooled(old, length)[2], pooled(new, length)[2]
+    return [
+        (n, by_old[n][0] / by_old[n][1], by_new[n][0] / by_old[n][1])
+        for n in (0, 1)
+        if by_old[n][1]
+    ]
 
 
 def _curve_moves(group: tuple, old: list[Record], new: list[Record], limit: dict) -> list[str]:
@@ -674,14 +683,11 @@ def largest_moves(expected: Results, actual: Results) -> dict:
 
 def _pooled_moves(pairs: list, length: int, moves: dict) -> None:
     """Raise ``moves["mean"]`` and ``moves["label"]`` to the moves of one group's (old, new) ``pairs``."""
-    means = [sum(r.accuracy(length) for r in side) / len(side) for side in zip(*pairs, strict=True)]
+    old, new = (list(side) for side in zip(*pairs, strict=True))
+    means = [sum(r.accuracy(length) for r in side) / len(side) for side in (old, new)]
     moves["mean"] = max(moves["mean"], abs(means[0] - means[1]))
-    for n in (0, 1):
-        count = sum(a.correct[length][n][1] for a, _ in pairs)
-        if count:
-            sides = zip(*pairs, strict=True)
-            shares = [sum(r.correct[length][n][0] for r in side) / count for side in sides]
-            moves["label"] = max(moves["label"], abs(shares[0] - shares[1]))
+    for _, share_old, share_new in _label_shares(old, new, length):
+        moves["label"] = max(moves["label"], abs(share_old - share_new))
 
 
 def _percent(value: float) -> str:
