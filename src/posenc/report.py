@@ -8,7 +8,9 @@ error's power of ten is printed: a stored output that every CPU reproduces.
 
 from __future__ import annotations
 
+import inspect
 import math
+import textwrap
 import unicodedata
 
 from posenc._checks import check_int, check_real
@@ -250,3 +252,52 @@ def error_table(errors, corner: str, *, noise: float = 1e-5, floor: float = 1e-6
         lines.append([label, *(_bounded(_error("error", row[name]), noise, floor) for name in names)])
     columns = [max(width(cell) for cell in column) for column in zip(*lines, strict=True)]
     return "\n".join("   ".join(map(pad, line, columns, ">" * len(columns))) for line in lines)
+
+
+def excerpt(function, first: str, last: str) -> str:
+    """The lines of ``function``'s source from the first that holds ``first`` to the next that holds ``last``.
+
+    A chapter that reads a long function shows only the lines it discusses, dedented, instead of the
+    whole source with its argument checks.
+
+    Parameters
+    ----------
+    function : function, method or class
+        Anything :func:`inspect.getsource` reads.
+    first, last : str
+        Text of the first line shown, and of the last (searched from the first line on, so
+        ``first`` and ``last`` may be on the same line). Neither may be empty.
+
+    Returns
+    -------
+    str
+        The lines, with their common indentation removed, joined by newlines.
+
+    Raises
+    ------
+    ValueError
+        If ``first`` or ``last`` is empty or is on no line (``last`` on none from ``first``'s on).
+    TypeError
+        If ``first`` or ``last`` is not a string, or ``function`` has no source to read.
+
+    Examples
+    --------
+    >>> print(excerpt(aligned, "if not labels", "return"))
+    if not labels:
+        raise TypeError("aligned needs at least one label")
+    columns = max(width(label) for label in labels)
+    return [pad(label, columns, align) for label in labels]
+    """
+    for name, text in (("first", first), ("last", last)):
+        if not isinstance(text, str):
+            raise TypeError(f"{name} must be a string, got {type(text).__name__}")
+        if not text:
+            raise ValueError(f"{name} must not be empty")
+    lines = inspect.getsource(function).splitlines()
+    start = next((i for i, line in enumerate(lines) if first in line), None)
+    if start is None:
+        raise ValueError(f"first: no line of {function.__qualname__} holds {first!r}")
+    stop = next((i for i in range(start, len(lines)) if last in lines[i]), None)
+    if stop is None:
+        raise ValueError(f"last: no line of {function.__qualname__} from {first!r} on holds {last!r}")
+    return textwrap.dedent("\n".join(lines[start : stop + 1]))

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from posenc.report import aligned, decade, error_table, width, within
+from posenc.report import aligned, decade, error_table, excerpt, width, within
 
 
 def test_within_prints_the_power_of_ten_the_bound_and_the_verdict():
@@ -133,3 +133,33 @@ def test_error_table_lines_up_wide_characters():
 def test_error_table_refuses_bad_input(errors, kwargs, error, match):
     with pytest.raises(error, match=match):
         error_table(errors, "up to", **kwargs)
+
+
+def _sample(x):
+    # a function to excerpt: two branches, then the result
+    if x > 0:
+        y = x + 1
+    else:
+        y = x - 1
+    return 2 * y
+
+
+def test_excerpt_shows_the_lines_from_first_to_last_dedented():
+    assert excerpt(_sample, "if x > 0", "y = x + 1") == "if x > 0:\n    y = x + 1"
+    # last is searched from first's line on: the "y =" of the else branch, not the one before it
+    assert excerpt(_sample, "else", "y =").splitlines() == ["else:", "    y = x - 1"]
+    assert excerpt(_sample, "return", "return") == "return 2 * y"
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "error", "match"),
+    [
+        ("while", "return", ValueError, "first: no line of _sample holds 'while'"),
+        ("else", "if x", ValueError, "last: no line of _sample from 'else' on holds 'if x'"),
+        ("", "return", ValueError, "first must not be empty"),
+        ("if", None, TypeError, "last must be a string"),
+    ],
+)
+def test_excerpt_refuses_bad_input(first, last, error, match):
+    with pytest.raises(error, match=match):
+        excerpt(_sample, first, last)
