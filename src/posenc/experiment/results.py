@@ -612,11 +612,7 @@ def _label_shares(old: list[Record], new: list[Record], length: int) -> list[tup
     record whose totals moved (checked apart) cannot hide a move.
     """
     by_old, by_new = pooled(old, length)[2], pooled(new, length)[2]
-    return [
-        (n, by_old[n][0] / by_old[n][1], by_new[n][0] / by_old[n][1])
-        for n in (0, 1)
-        if by_old[n][1]
-    ]
+    return [(n, by_old[n][0] / by_old[n][1], by_new[n][0] / by_old[n][1]) for n in (0, 1) if by_old[n][1]]
 
 
 def _curve_moves(group: tuple, old: list[Record], new: list[Record], limit: dict) -> list[str]:
