@@ -4,6 +4,9 @@ The book's checks print the number they measured, not a bare ``True``. The last
 digits of a rounding error depend on the CPU's vector instructions (AVX2 and
 AVX-512 kernels of the same NumPy round differently), so by default only the
 error's power of ten is printed: a stored output that every CPU reproduces.
+
+The module also holds the chapters' other printing helpers: labels padded to one width, tables of
+errors, and excerpts of a function's source.
 """
 
 from __future__ import annotations
@@ -293,7 +296,10 @@ def excerpt(function, first: str, last: str) -> str:
             raise TypeError(f"{name} must be a string, got {type(text).__name__}")
         if not text:
             raise ValueError(f"{name} must not be empty")
-    lines = inspect.getsource(function).splitlines()
+    try:
+        lines = inspect.getsource(function).splitlines()
+    except (TypeError, OSError) as error:  # a built-in, or code typed at a prompt
+        raise TypeError(f"function must have Python source to read, got {function!r}") from error
     start = next((i for i, line in enumerate(lines) if first in line), None)
     if start is None:
         raise ValueError(f"first: no line of {function.__qualname__} holds {first!r}")

@@ -163,3 +163,10 @@ def test_excerpt_shows_the_lines_from_first_to_last_dedented():
 def test_excerpt_refuses_bad_input(first, last, error, match):
     with pytest.raises(error, match=match):
         excerpt(_sample, first, last)
+
+
+def test_excerpt_refuses_a_function_without_source():
+    with pytest.raises(
+        TypeError, match="function must have Python source to read, got <built-in function len>"
+    ):
+        excerpt(len, "a", "b")
