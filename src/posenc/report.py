@@ -266,7 +266,7 @@ def excerpt(function, first: str, last: str) -> str:
     Parameters
     ----------
     function : function, method or class
-        Anything :func:`inspect.getsource` reads.
+        Anything ``inspect.getsource`` reads.
     first, last : str
         Text of the first line shown, and of the last (searched from the first line on, so
         ``first`` and ``last`` may be on the same line). Neither may be empty.
