@@ -47,7 +47,8 @@ EXCERPT_QUERIES = {
     "ko": ["회전", "각도", "YaRN"],
 }
 MIN_CONTRAST = 4.5
-CHAPTER = re.compile(r"/(\d\d_[a-z_]+)\.html")
+# A chapter page, or a chapter's page of deep dives (06a_rope_deeper, numbered 6.9 in the book).
+CHAPTER = re.compile(r"/(\d\d[a-z]?_[a-z_]+)\.html")
 
 RESULTS_READY_JS = """(n) => {
   const results = [...document.querySelectorAll('#search li.pagefind-ui__result')];
@@ -171,7 +172,7 @@ def test_chapter_hits_carry_their_number(readers, served, site, lang):
     assert chapters
     for chapter, title in chapters:
         expected = heading_text(site, lang, chapter)
-        assert re.match(r"\d+\.\s", expected), f"{chapter}'s heading has no number: {expected!r}"
+        assert re.match(r"\d+(?:\.\d+)*\.\s", expected), f"{chapter}'s heading has no number: {expected!r}"
         assert title == expected, f"{lang}/{chapter}: the result is titled {title!r}"
 
 
