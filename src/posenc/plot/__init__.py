@@ -2,6 +2,7 @@
 
 The figures live in one module per kind, and this module re-exports them:
 
+- :mod:`posenc.plot.attention`: chapter 1's attention outputs, :func:`~posenc.plot.swapped_outputs`;
 - :mod:`posenc.plot.encodings`: the encodings themselves (chapters 1 to 7), e.g. :func:`~posenc.plot.heatmap`;
 - :mod:`posenc.plot.experiment`: chapter 8's results, e.g. :func:`~posenc.plot.experiment_curves`;
 - :mod:`posenc.plot.sliders`: the figures a reader can move, e.g. :func:`~posenc.plot.base_slider`
@@ -24,11 +25,13 @@ from posenc._checks import require_extra
 require_extra(__name__, "plot", "matplotlib", "plotly", "PIL", "babel")
 
 from posenc.plot._style import finish
+from posenc.plot.attention import swapped_outputs
 from posenc.plot.encodings import (
     alibi,
     circle,
     dot_products,
     heatmap,
+    index_codes,
     rope_decay,
     scaling_ratios,
     t5_buckets,
@@ -63,12 +66,14 @@ __all__ = [
     "experiment_table",
     "finish",
     "heatmap",
+    "index_codes",
     "rope_decay",
     "rope_plane",
     "rope_slider",
     "rotation_slider",
     "scaling_ratios",
     "serving_positions",
+    "swapped_outputs",
     "t5_buckets",
     "wavelengths",
     "waves",

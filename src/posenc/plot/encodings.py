@@ -23,6 +23,7 @@ __all__ = [
     "circle",
     "dot_products",
     "heatmap",
+    "index_codes",
     "rope_decay",
     "scaling_ratios",
     "t5_buckets",
@@ -156,6 +157,68 @@ def wavelengths(d_model: int = 512, *, base: float = 10000.0, lang: str = "en"):
     ax.axhline(2 * np.pi, color="grey", linewidth=0.8)
     ax.axhline(base * 2 * np.pi, color="grey", linewidth=0.8)
     ax.set(title=text["wavelengths"].format(d=d_model), xlabel=text["pair"], ylabel=text["wavelength"])
+    return finish(fig)
+
+
+def index_codes(lengths=(10, 100), *, position: int = 5, lang: str = "en"):
+    r"""The simplest position codes, the index ``pos`` and ``pos / N``, for texts of ``N`` tokens.
+
+    Chapter 2's first try at a position code. Left: ``pos`` itself, which grows
+    far beyond the band ``[-1, 1]`` (grey) where sines and cosines stay. Right:
+    ``pos / N``, which stays below 1, but gives one position (the grey line)
+    a different value in each text length.
+
+    Parameters
+    ----------
+    lengths : sequence of int, default (10, 100)
+        The text lengths ``N``, one curve each in both panels; positive integers.
+    position : int, default 5
+        The position that the right panel marks with a vertical line.
+    lang : {"en", "id", "ko"}, default "en"
+        Language of the figure (its labels are mathtext, the same in every language).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes: ``pos`` (left) and ``pos / N`` (right) against ``pos``.
+
+    Raises
+    ------
+    TypeError
+        If a length or ``position`` is not an integer.
+    ValueError
+        If ``lang`` is not one of the languages, if ``lengths`` is empty or
+        holds a length below 1, or if ``position`` is negative.
+
+    Examples
+    --------
+    >>> from posenc.plot.encodings import index_codes
+    >>> left, right = index_codes(lengths=(4, 8)).axes
+    >>> [line.get_ydata().tolist() for line in left.get_lines()]  # pos for N = 4 and N = 8
+    [[0, 1, 2, 3], [0, 1, 2, 3, 4, 5, 6, 7]]
+    >>> [float(line.get_ydata()[2]) for line in right.get_lines()[:2]]  # pos / N at pos 2
+    [0.5, 0.25]
+    >>> right.get_ylabel()
+    '$\\mathrm{pos}/N$'
+    """
+    check_lang(lang)
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__len__") or not len(lengths):
+        raise ValueError(f"lengths must be a non-empty sequence of text lengths N, got {lengths!r}")
+    lengths = [check_int("lengths", n, minimum=1) for n in lengths]
+    position = check_int("position", position)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3))
+    styles = ("o-", ".-", "s-", "^-")
+    for n, length in enumerate(lengths):
+        pos = np.arange(length)
+        style = styles[n % len(styles)]
+        left.plot(pos, pos, style, markersize=3, label=f"$N = {length}$")
+        right.plot(pos, pos / length, style, markersize=3, label=f"$N = {length}$")
+    left.axhspan(-1, 1, color="lightgrey")  # where sines and cosines live
+    left.set(xlabel=r"$\mathrm{pos}$", ylabel=r"$\mathrm{pos}$")
+    right.axvline(position, color="grey", linewidth=0.8)
+    right.set(xlabel=r"$\mathrm{pos}$", ylabel=r"$\mathrm{pos}/N$")
+    for ax in (left, right):
+        ax.legend()
     return finish(fig)
 
 

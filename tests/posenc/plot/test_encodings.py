@@ -175,3 +175,50 @@ def test_bad_arguments_of_the_new_figures():
         encodings.scaling_ratios(factor=0.5)
     with pytest.raises(ValueError, match="dim must be even"):
         encodings.rope_decay(dim=7)
+
+
+def test_index_codes_draw_pos_and_pos_over_n_for_each_length():
+    fig = encodings.index_codes(lengths=(10, 100, 7))
+    left, right = fig.axes
+    for n, length in enumerate((10, 100, 7)):
+        pos = np.arange(length)
+        np.testing.assert_array_equal(left.get_lines()[n].get_ydata(), pos)
+        np.testing.assert_array_equal(right.get_lines()[n].get_ydata(), pos / length)
+        assert left.get_lines()[n].get_label() == f"$N = {length}$"
+    # Chapter 2's markers: big dots for N = 10, small ones for N = 100.
+    assert [line.get_marker() for line in left.get_lines()] == ["o", ".", "s"]
+    assert [text.get_text() for text in right.get_legend().get_texts()] == [
+        "$N = 10$",
+        "$N = 100$",
+        "$N = 7$",
+    ]
+
+
+def test_index_codes_mark_the_band_of_sines_and_the_chosen_position():
+    left, right = encodings.index_codes(position=3).axes
+    (band,) = left.patches  # [-1, 1], where sines and cosines stay
+    assert band.get_y() == -1 and band.get_height() == 2
+    (mark,) = right.get_lines()[2:]  # the vertical line after the two curves
+    np.testing.assert_array_equal(mark.get_xdata(), [3, 3])
+    assert (left.get_xlabel(), left.get_ylabel()) == (r"$\mathrm{pos}$", r"$\mathrm{pos}$")
+    assert right.get_ylabel() == r"$\mathrm{pos}/N$"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_index_codes_draw_in_every_language(lang):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        encodings.index_codes(lang=lang).canvas.draw()
+
+
+def test_bad_index_codes_arguments():
+    with pytest.raises(ValueError, match=r"lang must be one of \('en', 'id', 'ko'\), got 'fr'"):
+        encodings.index_codes(lang="fr")
+    with pytest.raises(ValueError, match=r"lengths must be a non-empty sequence of text lengths N, got \(\)"):
+        encodings.index_codes(lengths=())
+    with pytest.raises(ValueError, match="lengths must be >= 1, got 0"):
+        encodings.index_codes(lengths=(10, 0))
+    with pytest.raises(TypeError, match=r"lengths must be an integer, got 2\.5"):
+        encodings.index_codes(lengths=(2.5,))
+    with pytest.raises(ValueError, match="position must be >= 0, got -1"):
+        encodings.index_codes(position=-1)

@@ -11,11 +11,11 @@ from posenc.plot._style import finish
 matplotlib.use("Agg")
 
 from posenc import plot
-from posenc.plot import encodings, frame, serving, sliders
+from posenc.plot import attention, encodings, frame, serving, sliders
 from posenc.plot import experiment as experiment_figures
 
 # The public modules of figures; _style (the lang check and the fonts) is theirs, not the chapters'.
-MODULES = (encodings, experiment_figures, sliders, frame, serving)
+MODULES = (attention, encodings, experiment_figures, sliders, frame, serving)
 
 
 def test_every_public_figure_is_importable_from_posenc_plot():
