@@ -89,7 +89,7 @@ def heatmap(num_positions: int = 64, d_model: int = 128, *, layout: str = "inter
         # function's smooth change from fast (left) to slow (right).
         table = np.hstack([table[:, 0::2], table[:, 1::2]])
     fig, ax = plt.subplots(figsize=(8, 4))
-    image = ax.imshow(table, aspect="auto", cmap="RdBu", vmin=-1, vmax=1, interpolation="nearest")
+    image = ax.imshow(table, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
     # A colour bar's short label sits on top, level: a Hangul word turned sideways reads badly.
     fig.colorbar(image, ax=ax).ax.set_title(text["value"], fontsize="medium")
     if layout == "interleaved":

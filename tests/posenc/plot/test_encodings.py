@@ -222,3 +222,14 @@ def test_bad_index_codes_arguments():
         encodings.index_codes(lengths=(2.5,))
     with pytest.raises(ValueError, match="position must be >= 0, got -1"):
         encodings.index_codes(position=-1)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "split"])
+def test_heatmap_draws_plus_one_red_and_minus_one_blue(layout):
+    # One colour convention for every heatmap of the book (chapters 1, 3, 6 and 9 draw theirs with RdBu_r):
+    # +1 red, -1 blue, 0 white; the chapters' alt texts say so.
+    (image,) = encodings.heatmap(16, 8, layout=layout).axes[0].images
+    assert image.get_cmap().name == "RdBu_r"
+    assert image.get_clim() == (-1, 1)
+    plus, minus = (image.to_rgba(value) for value in (1.0, -1.0))
+    assert plus[0] > plus[2] and minus[2] > minus[0]  # red above blue at +1, blue above red at -1
