@@ -18,6 +18,7 @@ LANGS = LANGUAGES
 LINK = re.compile(r"(!?)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]*)(?:\s+\"[^\"]*\")?\)")
 URL = re.compile(r"<?\b(?:https?|ftp)://[^\s>)\]]+>?|\bwww\.[^\s)\]]+")
 HTML_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
+LINK_DEFINITION = re.compile(r"^\s*\[(?!\^)[^\]]+\]:\s*(?:<[^>\s]*>|\S*[/#.]\S*)(?:\s+\"[^\"]*\")?\s*$", re.M)
 
 
 def prose_text(prose: str) -> str:
@@ -25,7 +26,9 @@ def prose_text(prose: str) -> str:
     prose = LINK.sub(lambda m: f" {m['text']} ", prose)
     prose = URL.sub(" ", prose)
     prose = HTML_TAG.sub(" ", prose)
-    prose = re.sub(r"^\s*\[[^\]]+\]:\s*\S+.*$", " ", prose, flags=re.M)  # a link definition
+    # A link definition, "[label]: target": not a footnote ("[^note]: text" is prose), and not prose that
+    # follows a code span ("`mrope_section` [16, 24, 24]: pairs 0 to 15 ..."), whose words are no target.
+    prose = LINK_DEFINITION.sub(" ", prose)
     return prose
 
 

@@ -553,6 +553,13 @@ def test_names_and_words_are_not_numbers(prose, expected):
     assert values(prose, "id" if "ke-" in prose else "en") == expected
 
 
+def test_link_definitions_hide_their_target_but_footnotes_and_bracketed_lists_are_prose():
+    assert values("[paper]: https://arxiv.org/abs/2104.09864", "en") == []
+    assert values("[^names]: RoFormer writes the base 10000", "en") == ["10000"]
+    # prose after a code span: "`mrope_section` [16, 24, 24]: pairs 0 to 15 turn ..."
+    assert values(" [16, 24, 24]: pairs 0 to 15", "en") == ["16", "24", "24", "0", "15"]
+
+
 def test_number_idioms_are_words():
     assert values("a power of two, a quarter, 8 times", "en") == ["8"]
     assert values("suatu pangkat bulat dari 2, perpangkatan dua, seperempat, 8 kali", "id") == ["8"]
