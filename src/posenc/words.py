@@ -19,11 +19,12 @@ key itself). They ship with the package, so a chapter opened on Colab prints in 
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
-__all__ = ["LANGUAGES", "Catalog", "check_lang", "message", "messages", "translator"]
+__all__ = ["GROUPING", "LANGUAGES", "Catalog", "check_lang", "message", "messages", "translator"]
 
 #: The languages of the catalogs, the values of every ``lang`` argument.
 LANGUAGES = ("en", "id", "ko")
@@ -291,9 +292,13 @@ def translator(lang: str) -> Callable[..., str]:
     'largest difference:'
     >>> _("who bites, read from the order: {word}", word="dog")
     'siapa yang menggigit, dibaca dari urutannya: dog'
+    >>> _("{parameters:,} parameters, head dimension {head}, {pairs} pairs per head, "
+    ...   "RoPE in the 'half' layout", parameters=139584, head=16, pairs=8)[:7]  # digits grouped
+    '139\\u202f584'
     """
     check_lang(lang)
     table = None if lang == "en" else _cells(lang)
+    grouping = GROUPING[lang]
 
     def _(text: str, /, *values, **fields) -> str:
         if table is None:  # English: the key is the text
@@ -302,9 +307,41 @@ def translator(lang: str) -> Callable[..., str]:
             words = table[text]
         else:
             raise KeyError(f"no translation of {text!r} in posenc/{CELLS}/*.{lang}.po")
+        if grouping != ",":  # a template that the cell fills in later groups digits the same way
+            words = _Template(words, grouping)
         return _fill(f"_({text!r})", words, values, fields)
 
     return _
+
+
+#: How each edition groups the digits of a number that a template formats with a "," in its spec
+#: (``{n:,}``). en and ko write 16,777,216. Indonesian writes 16.777.216 in its prose, but its outputs
+#: print decimals with a point (1.25, as Python does), so a point between digit groups would read as a
+#: decimal; they group with a narrow no-break space instead, the SI's separator: 16 777 216.
+GROUPING = {"en": ",", "id": "\u202f", "ko": ","}
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` whose "," digit grouping is an edition's separator."""
+
+    def __init__(self, grouping: str) -> None:
+        self.grouping = grouping
+
+    def format_field(self, value, format_spec: str) -> str:
+        text = super().format_field(value, format_spec)
+        return text.replace(",", self.grouping) if "," in format_spec else text
+
+
+class _Template(str):
+    """A translated text whose ``format`` groups digits as its edition does (:data:`GROUPING`)."""
+
+    def __new__(cls, text: str, grouping: str):
+        template = super().__new__(cls, text)
+        template.formatter = _Formatter(grouping)
+        return template
+
+    def format(self, /, *values, **fields) -> str:
+        return self.formatter.format(str(self), *values, **fields)
 
 
 def _fill(call: str, text: str, values: tuple, fields: dict) -> str:
@@ -316,7 +353,7 @@ def _fill(call: str, text: str, values: tuple, fields: dict) -> str:
     if not values and not fields:
         return text
     try:
-        return text.format(*values, **fields)
+        return str(text.format(*values, **fields))
     except KeyError as error:
         raise KeyError(f"{call}: no value for its placeholder {{{error.args[0]}}}") from None
     except IndexError:

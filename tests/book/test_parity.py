@@ -156,10 +156,10 @@ def code_without_comments(source: str) -> list[tuple[int, str]]:
 def numbers(text: str) -> list[str]:
     """The numbers of a printed output, sorted: a translation may move them, never change them.
 
-    A thousands separator is the edition's (en and ko print 2,048; id prints 2048, since a comma is its
-    decimal mark): it is dropped before the numbers are read.
+    A thousands separator is the edition's (en and ko print 2,048; id prints 2\u202f048, a narrow
+    no-break space, since its point would read as a decimal one): it is dropped before the numbers are read.
     """
-    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
+    text = re.sub(r"(?<=\d)[,\u202f](?=\d{3}(?!\d))", "", text)
     return sorted(re.findall(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text))
 
 

@@ -128,6 +128,33 @@ def test_the_translator_names_a_placeholder_left_unfilled(lang):
         translator("en")("{0} and {1}", "one")
 
 
+EXACT = (
+    "{dtype:15} {bits:2} significant bits, eps = {eps:.3g}, largest = {largest:.5g},\n"
+    "{blank:15} integers exact up to 2**{bits} = {exact:,}"
+)  # chapter 7 prints it with 2**24 and 2**11
+
+
+@pytest.mark.parametrize(
+    ("lang", "grouped"), [("en", "16,777,216"), ("id", "16\u202f777\u202f216"), ("ko", "16,777,216")]
+)
+def test_each_edition_groups_digits_its_own_way_now_or_when_the_template_is_filled_later(lang, grouped):
+    _ = translator(lang)
+    fields = {"dtype": "float32", "bits": 24, "eps": 1.19e-07, "largest": 3.4e38, "blank": "", "exact": 2**24}
+    assert f"2**24 = {grouped}" in _(EXACT, **fields)
+    assert _(EXACT).format(**fields) == _(EXACT, **fields)  # a template filled in by the cell, later
+    assert "1.19e-07" in _(EXACT, **fields)  # a field without "," keeps Python's point
+
+
+def test_indonesian_grouping_is_a_narrow_space_that_never_touches_a_decimal_point():
+    line = translator("id")(
+        "above {value:>9,.0f} float32 numbers are {gap:.3g} apart: u * value = {bound:.3g}"
+    )
+    filled = line.format(value=1_048_576.0, gap=0.125, bound=0.0625)
+    assert filled.startswith("di atas 1\u202f048\u202f576: jarak antarbilangan float32 0.125;")
+    assert filled.endswith(" = 0.0625")
+    assert posenc.words.GROUPING["id"] == "\u202f" and "." not in posenc.words.GROUPING.values()
+
+
 @pytest.mark.parametrize("lang", ["id", "ko"])
 def test_the_translator_refuses_a_text_its_catalogs_do_not_translate(lang):
     with pytest.raises(
