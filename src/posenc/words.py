@@ -353,7 +353,7 @@ def _fill(call: str, text: str, values: tuple, fields: dict) -> str:
     if not values and not fields:
         return text
     try:
-        return str(text.format(*values, **fields))
+        return text.format(*values, **fields)
     except KeyError as error:
         raise KeyError(f"{call}: no value for its placeholder {{{error.args[0]}}}") from None
     except IndexError:
