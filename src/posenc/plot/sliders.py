@@ -85,7 +85,7 @@ def rotation_slider(
     offset: int = 5,
     lang="en",
 ):
-    """PE(pos) and PE(pos + k) on the circles of several pairs, with a slider for ``k``.
+    """PE(pos) and PE(pos + Δ) on the circles of several pairs, with a slider for the offset Δ.
 
     Parameters
     ----------
@@ -94,11 +94,11 @@ def rotation_slider(
     pairs : sequence of int, default (0, 8, 16, 32)
         Pair indices ``i < d_model / 2``, one circle each, two circles per row.
     pos : int, default 20
-        The fixed position; the slider moves ``pos + k``.
+        The fixed position; the slider moves ``pos + Δ``.
     max_offset : int, default 50
-        The slider runs over ``k = 0 ... max_offset``.
+        The slider runs over ``Δ = 0 ... max_offset``.
     offset : int, default 5
-        The slider's starting ``k``, which the PNG frame shows.
+        The slider's starting Δ, which the PNG frame shows.
     lang : {"en", "id", "ko"}, default "en"
 
     Returns
@@ -177,7 +177,7 @@ def rotation_slider(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": "PE(pos + k)",
+                "name": "PE(pos + Δ)",
                 "x": [],
                 "y": [],
                 "line": {"color": _ORANGE, "dash": "dash"},
@@ -214,14 +214,14 @@ def rotation_slider(
             }
         )
     steps = []
-    for k in range(max_offset + 1):
+    for delta in range(max_offset + 1):
         x, y, labels = [], [], []
         for n, i in enumerate(pairs):
-            x += [[0.0, *rounded(sin[k : k + 1, n], decimals=4)], [0.0]]
-            y += [[0.0, *rounded(cos[k : k + 1, n], decimals=4)], [-1.12]]
-            labels += [[], [f"Δ·ω<sub>{i}</sub> = {k * omega[n]:.2f} rad"]]
+            x += [[0.0, *rounded(sin[delta : delta + 1, n], decimals=4)], [0.0]]
+            y += [[0.0, *rounded(cos[delta : delta + 1, n], decimals=4)], [-1.12]]
+            labels += [[], [f"Δ·ω<sub>{i}</sub> = {delta * omega[n]:.2f} rad"]]
         steps.append(
-            {"label": str(k), "method": "restyle", "args": [{"x": x, "y": y, "text": labels}, moving]}
+            {"label": str(delta), "method": "restyle", "args": [{"x": x, "y": y, "text": labels}, moving]}
         )
     layout.update(
         title={"text": text["shift"].format(d=d_model, pos=pos), "font": {"size": 15}},
@@ -229,7 +229,7 @@ def rotation_slider(
         margin={"l": 60, "r": 20, "t": 115, "b": _AXIS_SPACE + SLIDER_SPACE},
         annotations=annotations,
         legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": 1.0, "yanchor": "bottom"},
-        sliders=[_slider(steps, offset, "k = ")],
+        sliders=[_slider(steps, offset, "Δ = ")],
     )
     pair_list = ", ".join(map(str, pairs))
     return InteractiveFigure(
