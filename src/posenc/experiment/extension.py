@@ -26,10 +26,11 @@ from posenc.scaling import scaled_frequencies, yarn_attention_factor
 __all__ = ["PROBES", "RECIPES", "RescaledRotary", "fine_tune", "recipe_frequencies", "rescaled"]
 
 
-RECIPES = ("none", "linear", "ntk", "dynamic", "yarn", "yarn-paper", "llama3")
+RECIPES = ("unscaled", "linear", "ntk", "dynamic", "yarn", "yarn-paper", "llama3")
 """Ways to read a trained RoPE model at longer lengths (chapter 7), without or with a fine-tune.
 
-``"none"`` keeps the trained frequencies; ``"linear"`` is position
+``"unscaled"`` keeps the trained frequencies (named so as not to be read as the
+variant ``"none"`` of :data:`~posenc.experiment.model.POSITIONS`); ``"linear"`` is position
 interpolation; ``"ntk"`` NTK-aware scaling; ``"dynamic"`` dynamic NTK, which
 rescales only as far as each sequence needs; ``"yarn"`` YaRN with the ramp of
 its reference code (and Hugging Face's), ``"yarn-paper"`` with the paper's
@@ -93,7 +94,7 @@ def recipe_frequencies(
     if recipe not in RECIPES + PROBES:
         raise ValueError(f"recipe must be one of {RECIPES + PROBES}, got {recipe!r}")
     seq_len = check_int("seq_len", seq_len, minimum=1)
-    if recipe == "none":
+    if recipe == "unscaled":
         return rope_frequencies(dim, base), 1.0
     if recipe == "ntk-longest":
         return scaled_frequencies(dim, factor * factor - factor + 1, method="ntk", base=base), 1.0

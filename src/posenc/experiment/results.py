@@ -125,7 +125,7 @@ class Record:
     steps : int
         Training steps (for ``"fine-tuned"``: the fine-tune's).
     recipe : str
-        The recipe of :data:`posenc.experiment.extension.RECIPES`, ``"none"`` for the
+        The recipe of :data:`posenc.experiment.extension.RECIPES`, ``"unscaled"`` for the
         original frequencies; ``""`` outside the two rescaling studies.
     correct : dict
         Test length -> ``((right, total) for label 0, (right, total) for label

@@ -253,7 +253,7 @@ TEST_LENGTHS = (16, 32, 64)
 """The lengths every model of the chapter is tested at: the longest training length, twice and four times it.
 """
 
-DISTANCE_RECIPES = ("none", "linear", "pi-fastest")
+DISTANCE_RECIPES = ("unscaled", "linear", "pi-fastest")
 """The recipes of the distance probe (:data:`~posenc.experiment.sweeps.DISTANCE_LENGTH`)."""
 
 DISTANCES = tuple(range(1, 21))

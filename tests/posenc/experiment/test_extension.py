@@ -24,11 +24,11 @@ def rope_model():
     return run("relative", "rope", steps=30).model
 
 
-def test_the_none_recipe_is_the_trained_model(rope_model):
+def test_the_unscaled_recipe_is_the_trained_model(rope_model):
     tokens, _ = make_batch("relative", np.random.default_rng(7), 8, 64)
     with torch.no_grad():
         expected = rope_model(tokens)
-        same = rescaled(rope_model, "none")(tokens)
+        same = rescaled(rope_model, "unscaled")(tokens)
     torch.testing.assert_close(same, expected, rtol=1e-6, atol=1e-6)
 
 
@@ -41,7 +41,7 @@ class Scaled(torch.nn.Module):
         return self.rope(x) * self.scale
 
 
-@pytest.mark.parametrize("recipe", [r for r in RECIPES if r != "none"])
+@pytest.mark.parametrize("recipe", [r for r in RECIPES if r != "unscaled"])
 def test_each_recipe_rotates_with_scaled_frequencies(rope_model, recipe):
     """The rescaled model equals a TinyTransformer built with the recipe's frequencies by hand."""
     from posenc import scaled_frequencies, yarn_attention_factor
@@ -91,11 +91,11 @@ def test_bad_rescaling_input_names_the_argument(rope_model):
 
 def test_the_two_probes_split_position_interpolation_between_them():
     linear, _ = recipe_frequencies("linear", 8, 64, factor=4.0, original_max_position=16)
-    none, _ = recipe_frequencies("none", 8, 64, factor=4.0, original_max_position=16)
+    unscaled, _ = recipe_frequencies("unscaled", 8, 64, factor=4.0, original_max_position=16)
     fastest, _ = recipe_frequencies("pi-fastest", 8, 64, factor=4.0, original_max_position=16)
     others, _ = recipe_frequencies("pi-others", 8, 64, factor=4.0, original_max_position=16)
-    np.testing.assert_allclose(fastest, [linear[0], *none[1:]], rtol=1e-15)
-    np.testing.assert_allclose(others, [none[0], *linear[1:]], rtol=1e-15)
+    np.testing.assert_allclose(fastest, [linear[0], *unscaled[1:]], rtol=1e-15)
+    np.testing.assert_allclose(others, [unscaled[0], *linear[1:]], rtol=1e-15)
 
 
 def test_ntk_longest_is_ntk_with_dynamic_ntks_factor_at_the_longest_length():
