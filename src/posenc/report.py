@@ -1,6 +1,7 @@
 """Printing a measured error next to the bound it must stay below.
 
-The book's checks print the number they measured, not a bare ``True``. The last
+The book's checks print the number they measured and how it compares with its bound
+(``~1e-16 < 1e-10``), not a bare ``True``. The last
 digits of a rounding error depend on the CPU's vector instructions (AVX2 and
 AVX-512 kernels of the same NumPy round differently), so by default only the
 error's power of ten is printed: a stored output that every CPU reproduces.
@@ -66,8 +67,16 @@ def decade(error, floor: float) -> str:
     return f"1e{math.ceil(math.log10(max(error, floor)))}"
 
 
+def _limit(bound: float) -> str:
+    # 1e-05, 2.5e+00: the bound as a power of ten, or with the one decimal it needs.
+    return f"{bound:.1e}".replace(".0e", "e")
+
+
 def within(label: str, error, bound, digits: int | None = None) -> str:
-    """A line ``"label: ~1e-07 (< 1e-05): True"``: the measured error, its bound, and whether it holds.
+    """A line ``"label: ~1e-07 < 1e-05"``: the measured error and how it compares with its bound.
+
+    The relation is computed: ``<`` when the error stays below the bound, ``≥`` when it does not,
+    so the line reads as the statement it checks, with no ``True`` or ``False`` after it.
 
     Parameters
     ----------
@@ -86,14 +95,18 @@ def within(label: str, error, bound, digits: int | None = None) -> str:
     -------
     str
 
+    See Also
+    --------
+    above : a value that must stay above a bound.
+
     Examples
     --------
     >>> within("max |difference|", 3.2e-7, 1e-5)
-    'max |difference|: ~1e-07 (< 1e-05): True'
+    'max |difference|: ~1e-07 < 1e-05'
     >>> within("score error", 20.0, 1e-9)  # an error of 1 or more: a signed exponent, as Python writes it
-    'score error: ~1e+01 (< 1e-09): False'
+    'score error: ~1e+01 ≥ 1e-09'
     >>> within("angle error", 0.0312, 0.01, digits=2)
-    'angle error: 3.1e-02 (< 1e-02): False'
+    'angle error: 3.1e-02 ≥ 1e-02'
     """
     if not isinstance(label, str) or not label:
         raise TypeError(f"label must be a non-empty string, got {label!r}")
@@ -103,8 +116,50 @@ def within(label: str, error, bound, digits: int | None = None) -> str:
         shown = f"{error:.{digits - 1}e}"
     else:
         shown = f"~1e{math.floor(math.log10(error)):+03d}" if error > 0 else "0"
-    limit = f"{bound:.1e}".replace(".0e", "e")
-    return f"{label}: {shown} (< {limit}): {error < bound}"
+    return f"{label}: {shown} {'<' if error < bound else '≥'} {_limit(bound)}"
+
+
+def above(label: str, value, bound, spec: str = ".4f") -> str:
+    """A line ``"label: 0.7377 > 1e-10"``: a value that must stay above a bound, and how it compares.
+
+    The counterpart of :func:`within` for a check that two things differ: ``>`` when the value
+    exceeds the bound, ``≤`` when it does not.
+
+    Parameters
+    ----------
+    label : str
+        What was measured.
+    value : float
+        The measured value, such as a distance.
+    bound : float
+        The bound it must exceed, ``> 0``.
+    spec : str, default ".4f"
+        The format spec of the value: ``".4f"`` for a value that every CPU computes to these digits,
+        ``".0e"`` for its power of ten and first digit.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> above("distance", 0.73771, 1e-10)
+    'distance: 0.7377 > 1e-10'
+    >>> above("smallest error", 2.2e-3, 1e-3, spec=".0e")
+    'smallest error: 2e-03 > 1e-03'
+    >>> above("distance", 0.0, 1e-10)
+    'distance: 0.0000 ≤ 1e-10'
+    """
+    if not isinstance(label, str) or not label:
+        raise TypeError(f"label must be a non-empty string, got {label!r}")
+    if not isinstance(spec, str):
+        raise TypeError(f"spec must be a format spec such as '.4f', got {spec!r}")
+    value, bound = check_real("value", _scalar(value)), _positive("bound", bound)
+    try:
+        shown = format(value, spec)
+    except ValueError:
+        raise ValueError(f"spec must be a format spec for a float such as '.4f', got {spec!r}") from None
+    return f"{label}: {shown} {'>' if value > bound else '≤'} {_limit(bound)}"
 
 
 def width(text: str) -> int:

@@ -2,20 +2,42 @@ import numpy as np
 import pytest
 import torch
 
-from posenc.report import aligned, decade, error_table, excerpt, width, within
+from posenc.report import above, aligned, decade, error_table, excerpt, width, within
 
 
-def test_within_prints_the_power_of_ten_the_bound_and_the_verdict():
-    assert within("max |difference|", 3.2e-7, 1e-5) == "max |difference|: ~1e-07 (< 1e-05): True"
-    assert within("error", 2e-5, 1e-5) == "error: ~1e-05 (< 1e-05): False"
-    assert within("error", 0.0, 1e-12) == "error: 0 (< 1e-12): True"
-    assert within("error", 1e-5, 1e-5).endswith("False")  # "below" is strict
+def test_within_prints_the_power_of_ten_and_its_relation_to_the_bound():
+    assert within("max |difference|", 3.2e-7, 1e-5) == "max |difference|: ~1e-07 < 1e-05"
+    assert within("error", 2e-5, 1e-5) == "error: ~1e-05 ≥ 1e-05"
+    assert within("error", 0.0, 1e-12) == "error: 0 < 1e-12"
+    assert within("error", 1e-5, 1e-5) == "error: ~1e-05 ≥ 1e-05"  # "below" is strict
+
+
+def test_above_prints_the_value_and_its_relation_to_the_bound():
+    assert above("distance", 0.73771, 1e-10) == "distance: 0.7377 > 1e-10"
+    assert above("distance", 0.0, 1e-10) == "distance: 0.0000 ≤ 1e-10"
+    assert above("distance", 1e-10, 1e-10).endswith("≤ 1e-10")  # "above" is strict
+    assert above("error", np.float32(2.2e-3), 1e-3, spec=".0e") == "error: 2e-03 > 1e-03"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        (("", 1.0, 1e-10), TypeError, "label must be a non-empty string"),
+        (("d", float("nan"), 1e-10), ValueError, "value"),
+        (("d", 1.0, 0.0), ValueError, "bound must be > 0"),
+        (("d", 1.0, 1e-10, ".4q"), ValueError, "spec must be a format spec"),
+        (("d", 1.0, 1e-10, 4), TypeError, "spec must be a format spec"),
+    ],
+)
+def test_above_rejects_bad_input_by_name(arguments, error, message):
+    with pytest.raises(error, match=message):
+        above(*arguments)
 
 
 def test_within_with_digits_prints_them():
-    assert within("angle error", 0.0312, 0.01, digits=2) == "angle error: 3.1e-02 (< 1e-02): False"
-    assert within("x", 4.8e-4, 1e-3, digits=3) == "x: 4.80e-04 (< 1e-03): True"
-    assert within("x", 1.0, 2.5) == "x: ~1e+00 (< 2.5e+00): True"
+    assert within("angle error", 0.0312, 0.01, digits=2) == "angle error: 3.1e-02 ≥ 1e-02"
+    assert within("x", 4.8e-4, 1e-3, digits=3) == "x: 4.80e-04 < 1e-03"
+    assert within("x", 1.0, 2.5) == "x: ~1e+00 < 2.5e+00"
 
 
 def test_last_digits_do_not_reach_the_printout():
@@ -36,7 +58,7 @@ def test_decade_rounds_up_and_stops_at_the_floor():
 def test_numpy_and_torch_scalars_are_numbers():
     a = np.float32(2.5e-8)
     t = torch.tensor(2.5e-8, dtype=torch.float64)
-    assert within("e", a, 1e-6) == within("e", t, 1e-6) == "e: ~1e-08 (< 1e-06): True"
+    assert within("e", a, 1e-6) == within("e", t, 1e-6) == "e: ~1e-08 < 1e-06"
     assert decade(torch.tensor(3e-7), 1e-9) == "1e-6"
 
 

@@ -299,7 +299,9 @@ def test_a_label_no_test_sequence_has_is_none_and_not_compared():
 
 def test_keys_read_back_in_numeric_order(tmp_path):
     written = results(
-        R.Record("distance", "relative", "rope", 0, 600, "unscaled", {2: ((0, 0), (1, 4)), 10: ((0, 0), (2, 4))})
+        R.Record(
+            "distance", "relative", "rope", 0, 600, "unscaled", {2: ((0, 0), (1, 4)), 10: ((0, 0), (2, 4))}
+        )
     )
     written.dump(tmp_path / "r.json")
     assert list(R.load(tmp_path / "r.json").records[0].correct) == [2, 10]
