@@ -155,6 +155,7 @@ def test_a_wrong_example_and_a_missing_one_are_caught():
 def test_public_names_follow_all_or_the_definitions():
     report = importlib.import_module("posenc.report")  # no __all__: the functions it defines
     assert sorted(public_objects(report)) == [
+        "above",
         "aligned",
         "decade",
         "error_table",

@@ -350,7 +350,12 @@ def test_only_a_formula_that_scrolls_is_a_tab_stop(browser, served, width):
             wide = page.locator('.bd-article mjx-container[display="true"][tabindex="0"]').first
             wide.focus()
             page.keyboard.press("ArrowRight")
-            scrolled = wide.evaluate("el => el.scrollLeft")
+            # The scroll may land some frames later on a loaded machine: wait for it, up to 2 s.
+            scrolled = wide.evaluate(
+                "el => new Promise(done => { const start = performance.now(); (function poll() {"
+                " if (el.scrollLeft > 0 || performance.now() - start > 2000) done(el.scrollLeft);"
+                " else requestAnimationFrame(poll); })(); })"
+            )
         # The check can fail: an inline formula made focusable, as MathJax 3 made each of them.
         page.evaluate(
             "() => [...document.querySelectorAll('.bd-article span.math mjx-container')]"
