@@ -289,6 +289,16 @@ def slowest_math_pages(site: Path) -> list[str]:
     return list(dict.fromkeys([max(chapters, key=formulas), max(chapters, key=size)]))
 
 
+# One visit's wait from the first paint to ready math varies from load to load on the same machine (chapter
+# 5, identity: 2.74 to 3.04 s in four loads): the test takes the median of three visits of each page.
+VISITS = 3
+
+
+def median_visit(found: list[dict]) -> dict:
+    """The visit whose wait from the first paint to ready math is the median of ``found``."""
+    return sorted(found, key=lambda visit: visit["ready"] - visit["fcp"])[len(found) // 2]
+
+
 @pytest.mark.browser
 @pytest.mark.solo  # a time measured while the other worker loads the CPU measures the load
 @pytest.mark.parametrize("encoding", ["identity", "gzip"])
@@ -297,7 +307,17 @@ def test_fast_3g_shows_typeset_math_within_3_s_of_the_first_paint(browser, site,
     pages = slowest_math_pages(site)
     server = serve(site, _GzipHandler) if encoding == "gzip" else serve(site)
     with server as base_url:
-        visits = {name: fast_3g_visit(browser, base_url + site_path(name)) for name in pages}
+        runs = {
+            name: [fast_3g_visit(browser, base_url + site_path(name)) for _ in range(VISITS)]
+            for name in pages
+        }
+    for name, found in runs.items():
+        for visit in found:  # no visit may show raw TeX
+            assert visit["atFcp"]["rawInView"] == [] and visit["atFcp"]["rawText"] == [], (
+                name,
+                visit["atFcp"],
+            )
+    visits = {name: median_visit(found) for name, found in runs.items()}
     for name, found in visits.items():
         fcp, ready, at_fcp = found["fcp"], found["ready"], found["atFcp"]
         print(
